@@ -1,0 +1,23 @@
+// Shared GoogleTest main for MPI tests: every rank runs every test; only rank 0
+// prints; the process exits non-zero on every rank if any rank failed a test.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include "kembed/mpi/session.hpp"
+
+int main(int argc, char** argv) {
+  kembed::MpiSession mpi(argc, argv);
+  ::testing::InitGoogleTest(&argc, argv);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank != 0) {
+    auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
+    delete listeners.Release(listeners.default_result_printer());
+  }
+  const int local_failed = RUN_ALL_TESTS() != 0 ? 1 : 0;
+  int any_failed = 0;
+  MPI_Allreduce(&local_failed, &any_failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (rank == 0 && any_failed && !local_failed)
+    std::fprintf(stderr, "[kembed] a test failed on a rank other than 0\n");
+  return any_failed;
+}

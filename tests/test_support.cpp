@@ -1,0 +1,28 @@
+#include "test_support.hpp"
+
+#include <unistd.h>
+
+#include <filesystem>
+
+namespace kembed::test {
+
+bool all_ranks(const Comm& comm, bool ok) {
+  int mine = ok ? 1 : 0, all = 0;
+  MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm.get());
+  return all == 1;
+}
+
+std::string scratch_dir(const Comm& comm, const std::string& name) {
+  std::string dir;
+  if (comm.is_root()) {
+    auto path = std::filesystem::temp_directory_path() /
+                ("kembed-test-" + name + "-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(path);
+    std::filesystem::create_directories(path);
+    dir = path.string();
+  }
+  comm.broadcast(dir);
+  return dir;
+}
+
+}  // namespace kembed::test

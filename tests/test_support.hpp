@@ -1,0 +1,18 @@
+#pragma once
+// Helpers shared by the MPI tests.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "kembed/mpi/comm.hpp"
+
+namespace kembed::test {
+
+/// Collective: true on every rank iff `ok` holds on every rank. Use it so one
+/// rank's failure fails the test everywhere: EXPECT_TRUE(all_ranks(comm, ok)).
+bool all_ranks(const Comm& comm, bool ok);
+
+/// A fresh scratch directory for this test (same path on every rank).
+std::string scratch_dir(const Comm& comm, const std::string& name);
+
+}  // namespace kembed::test
