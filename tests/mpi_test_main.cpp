@@ -3,7 +3,26 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <cstdio>
+
 #include "kembed/mpi/session.hpp"
+
+namespace {
+// On ranks other than 0: print only failures, tagged with the rank.
+class RankFailurePrinter : public ::testing::EmptyTestEventListener {
+ public:
+  explicit RankFailurePrinter(int rank) : rank_(rank) {}
+  void OnTestPartResult(const ::testing::TestPartResult& result) override {
+    if (!result.failed()) return;
+    std::fprintf(stderr, "[rank %d] %s:%d: Failure\n%s\n", rank_,
+                 result.file_name() ? result.file_name() : "?", result.line_number(),
+                 result.summary());
+  }
+
+ private:
+  int rank_;
+};
+}  // namespace
 
 int main(int argc, char** argv) {
   kembed::MpiSession mpi(argc, argv);
@@ -13,6 +32,7 @@ int main(int argc, char** argv) {
   if (rank != 0) {
     auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
     delete listeners.Release(listeners.default_result_printer());
+    listeners.Append(new RankFailurePrinter(rank));
   }
   const int local_failed = RUN_ALL_TESTS() != 0 ? 1 : 0;
   int any_failed = 0;

@@ -5,16 +5,13 @@
 #include <string>
 #include <vector>
 
+#include "kembed/core/index_range.hpp"
 #include "kembed/mpi/comm.hpp"
 
 namespace kembed::io {
 
 /// Half-open range [begin, end) of global, 0-based row indices.
-struct RowRange {
-  std::int64_t begin = 0;
-  std::int64_t end = 0;
-  std::int64_t size() const { return end - begin; }
-};
+using RowRange = IndexRange;
 
 /// What the file itself cannot say: the shape of a headerless .bin file.
 struct FileHints {

@@ -1,0 +1,68 @@
+#pragma once
+/// @file A dense matrix in ScaLAPACK's 2-D block-cyclic layout.
+#include <cstdint>
+#include <vector>
+
+#include "kembed/linalg/blacs_grid.hpp"
+#include "kembed/linalg/block_cyclic.hpp"
+
+namespace kembed {
+
+/// Owns the local column-major piece of an m x n matrix distributed in
+/// mb x nb blocks over a BlacsGrid, and its ScaLAPACK descriptor. Move-only.
+/// Indices are 0-based in this API (ScaLAPACK calls add 1 internally).
+class DistMatrix {
+ public:
+  /// Collective (no communication): a zero-initialized m x n matrix.
+  DistMatrix(const BlacsGrid& grid, std::int64_t m, std::int64_t n, int mb, int nb);
+  DistMatrix(const DistMatrix&) = delete;
+  DistMatrix& operator=(const DistMatrix&) = delete;
+  DistMatrix(DistMatrix&&) noexcept = default;
+  DistMatrix& operator=(DistMatrix&&) noexcept = default;
+
+  const BlacsGrid& grid() const { return *grid_; }
+  std::int64_t rows() const { return rows_.global_size(); }
+  std::int64_t cols() const { return cols_.global_size(); }
+  /// Distribution of the row (column) indices over the process rows (columns).
+  const BlockCyclic1D& row_dist() const { return rows_; }
+  const BlockCyclic1D& col_dist() const { return cols_; }
+  int local_rows() const { return rows_.local_size(); }
+  int local_cols() const { return cols_.local_size(); }
+  /// Leading dimension of the local buffer.
+  int ld() const { return desc_[8]; }
+  double* data() { return local_.data(); }
+  const double* data() const { return local_.data(); }
+  /// The ScaLAPACK descriptor (9 ints).
+  const int* desc() const { return desc_; }
+  double& local(int li, int lj) { return local_[std::size_t(lj) * ld() + li]; }
+  double local(int li, int lj) const { return local_[std::size_t(lj) * ld() + li]; }
+
+  /// Sets every owned entry to f(i, j) of its global indices.
+  template <class F>
+  void fill(F&& f) {
+    for (int lj = 0; lj < local_cols(); ++lj) {
+      const std::int64_t j = cols_.to_global(lj);
+      for (int li = 0; li < local_rows(); ++li) local(li, lj) = f(rows_.to_global(li), j);
+    }
+  }
+
+  /// Collective: distributes the column-major m x n matrix `full` held by
+  /// rank 0 of the grid (ignored elsewhere).
+  void scatter_from_root(const std::vector<double>& full);
+  /// Collective: the whole matrix, column-major, on rank 0 (empty elsewhere).
+  /// Meant for small matrices, output and tests.
+  std::vector<double> gather_to_root() const;
+
+ private:
+  const BlacsGrid* grid_;
+  BlockCyclic1D rows_, cols_;
+  int desc_[9] = {};
+  std::vector<double> local_;
+};
+
+/// Collective: copies the m x n block of `src` at (si, sj) into `dst` at
+/// (di, dj), across any difference of grid or blocking (ScaLAPACK pdgemr2d).
+void copy(const DistMatrix& src, std::int64_t si, std::int64_t sj, std::int64_t m,
+          std::int64_t n, DistMatrix& dst, std::int64_t di, std::int64_t dj);
+
+}  // namespace kembed

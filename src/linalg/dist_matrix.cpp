@@ -1,0 +1,112 @@
+#include "kembed/linalg/dist_matrix.hpp"
+
+#include <algorithm>
+#include <limits>
+
+#include "fortran.hpp"
+#include "kembed/core/error.hpp"
+
+namespace kembed {
+
+namespace {
+
+int checked_int(std::int64_t v, const char* what) {
+  if (v < 0 || v > std::numeric_limits<int>::max())
+    throw Error(std::string(what) + " " + std::to_string(v) +
+                " exceeds ScaLAPACK's 32-bit index range");
+  return static_cast<int>(v);
+}
+
+// The (myrow, mycol) of every rank of the grid, on every rank.
+std::vector<int> grid_coordinates(const BlacsGrid& grid) {
+  std::vector<int> coords(2 * grid.comm().size());
+  const int mine[2] = {grid.myrow(), grid.mycol()};
+  MPI_Allgather(mine, 2, MPI_INT, coords.data(), 2, MPI_INT, grid.comm().get());
+  return coords;
+}
+
+}  // namespace
+
+DistMatrix::DistMatrix(const BlacsGrid& grid, std::int64_t m, std::int64_t n, int mb, int nb)
+    : grid_(&grid),
+      rows_(m, mb, grid.myrow(), grid.nprow()),
+      cols_(n, nb, grid.mycol(), grid.npcol()) {
+  const int im = checked_int(m, "matrix dimension");
+  const int in = checked_int(n, "matrix dimension");
+  const int zero = 0, ctxt = grid.context();
+  const int lld = std::max(1, rows_.local_size());
+  int info = 0;
+  descinit_(desc_, &im, &in, &mb, &nb, &zero, &zero, &ctxt, &lld, &info);
+  if (info != 0) throw Error("descinit failed with INFO = " + std::to_string(info));
+  local_.assign(std::size_t(lld) * std::max(1, cols_.local_size()), 0.0);
+}
+
+void DistMatrix::scatter_from_root(const std::vector<double>& full) {
+  const Comm& comm = grid_->comm();
+  const auto coords = grid_coordinates(*grid_);
+  if (comm.is_root()) {
+    for (int r = comm.size() - 1; r >= 0; --r) {
+      const BlockCyclic1D rd(rows(), rows_.block_size(), coords[2 * r], grid_->nprow());
+      const BlockCyclic1D cd(cols(), cols_.block_size(), coords[2 * r + 1], grid_->npcol());
+      std::vector<double> piece(std::size_t(rd.local_size()) * cd.local_size());
+      for (int lj = 0; lj < cd.local_size(); ++lj)
+        for (int li = 0; li < rd.local_size(); ++li)
+          piece[std::size_t(lj) * rd.local_size() + li] =
+              full[std::size_t(cd.to_global(lj)) * rows() + rd.to_global(li)];
+      if (r == 0) {
+        for (int lj = 0; lj < local_cols(); ++lj)
+          std::copy_n(&piece[std::size_t(lj) * local_rows()], local_rows(), &local(0, lj));
+      } else {
+        MPI_Send(piece.data(), static_cast<int>(piece.size()), MPI_DOUBLE, r, 0, comm.get());
+      }
+    }
+  } else {
+    std::vector<double> piece(std::size_t(local_rows()) * local_cols());
+    MPI_Recv(piece.data(), static_cast<int>(piece.size()), MPI_DOUBLE, 0, 0, comm.get(),
+             MPI_STATUS_IGNORE);
+    for (int lj = 0; lj < local_cols(); ++lj)
+      std::copy_n(&piece[std::size_t(lj) * local_rows()], local_rows(), &local(0, lj));
+  }
+}
+
+std::vector<double> DistMatrix::gather_to_root() const {
+  const Comm& comm = grid_->comm();
+  const auto coords = grid_coordinates(*grid_);
+  std::vector<double> piece(std::size_t(local_rows()) * local_cols());
+  for (int lj = 0; lj < local_cols(); ++lj)
+    std::copy_n(data() + std::size_t(lj) * ld(), local_rows(), &piece[std::size_t(lj) * local_rows()]);
+  if (!comm.is_root()) {
+    MPI_Send(piece.data(), static_cast<int>(piece.size()), MPI_DOUBLE, 0, 1, comm.get());
+    return {};
+  }
+  std::vector<double> full(std::size_t(rows()) * cols());
+  for (int r = 0; r < comm.size(); ++r) {
+    const BlockCyclic1D rd(rows(), rows_.block_size(), coords[2 * r], grid_->nprow());
+    const BlockCyclic1D cd(cols(), cols_.block_size(), coords[2 * r + 1], grid_->npcol());
+    std::vector<double> theirs;
+    if (r == 0) {
+      theirs.swap(piece);
+    } else {
+      theirs.resize(std::size_t(rd.local_size()) * cd.local_size());
+      MPI_Recv(theirs.data(), static_cast<int>(theirs.size()), MPI_DOUBLE, r, 1, comm.get(),
+               MPI_STATUS_IGNORE);
+    }
+    for (int lj = 0; lj < cd.local_size(); ++lj)
+      for (int li = 0; li < rd.local_size(); ++li)
+        full[std::size_t(cd.to_global(lj)) * rows() + rd.to_global(li)] =
+            theirs[std::size_t(lj) * rd.local_size() + li];
+  }
+  return full;
+}
+
+void copy(const DistMatrix& src, std::int64_t si, std::int64_t sj, std::int64_t m,
+          std::int64_t n, DistMatrix& dst, std::int64_t di, std::int64_t dj) {
+  if (m == 0 || n == 0) return;
+  const int im = static_cast<int>(m), in = static_cast<int>(n);
+  const int ia = static_cast<int>(si + 1), ja = static_cast<int>(sj + 1);
+  const int ib = static_cast<int>(di + 1), jb = static_cast<int>(dj + 1);
+  const int ctxt = src.grid().context();
+  pdgemr2d_(&im, &in, src.data(), &ia, &ja, src.desc(), dst.data(), &ib, &jb, dst.desc(), &ctxt);
+}
+
+}  // namespace kembed

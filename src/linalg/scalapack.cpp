@@ -1,0 +1,111 @@
+#include "kembed/linalg/scalapack.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <string>
+
+#include "fortran.hpp"
+#include "kembed/core/error.hpp"
+
+namespace kembed::scalapack {
+
+namespace {
+
+void agree_info(const DistMatrix& a, int info, const char* routine, const char* meaning) {
+  std::string message;
+  if (info != 0)
+    message = std::string(routine) + " failed with INFO = " + std::to_string(info) +
+              (info > 0 ? std::string(" (") + meaning + ")" : " (illegal argument)");
+  agree(a.grid().comm(), message);
+}
+
+// ScaLAPACK leaves W unset on processes that own no part of the matrix (for
+// example when one block holds it all); the grid's rank 0 always has it.
+void broadcast_values(const DistMatrix& a, std::vector<double>& w) {
+  MPI_Bcast(w.data(), static_cast<int>(w.size()), MPI_DOUBLE, 0, a.grid().comm().get());
+}
+
+int workspace_size(double query) { return static_cast<int>(query) + 1; }
+
+// Runs `body` with standard output and error sent to /dev/null. ScaLAPACK
+// 2.2.1's pdsyevr workspace query reports a spurious PDORMTR argument error on
+// standard error although it returns INFO = 0; the query's result is still correct.
+template <class F>
+void with_stdout_silenced(F&& body) {
+  std::fflush(stdout);
+  std::fflush(stderr);
+  const int saved_out = dup(STDOUT_FILENO), saved_err = dup(STDERR_FILENO);
+  const int devnull = open("/dev/null", O_WRONLY);
+  if (devnull >= 0) {
+    dup2(devnull, STDOUT_FILENO);
+    dup2(devnull, STDERR_FILENO);
+  }
+  body();
+  std::fflush(stdout);
+  std::fflush(stderr);
+  if (saved_out >= 0) dup2(saved_out, STDOUT_FILENO), close(saved_out);
+  if (saved_err >= 0) dup2(saved_err, STDERR_FILENO), close(saved_err);
+  if (devnull >= 0) close(devnull);
+}
+
+}  // namespace
+
+std::vector<double> syevd(DistMatrix& a, DistMatrix& z) {
+  const int n = static_cast<int>(a.rows()), one = 1;
+  std::vector<double> w(n);
+  double work_query = 0;
+  int iwork_query = 0, info = 0, minus1 = -1;
+  pdsyevd_("V", "L", &n, a.data(), &one, &one, a.desc(), w.data(), z.data(), &one, &one, z.desc(),
+           &work_query, &minus1, &iwork_query, &minus1, &info, 1, 1);
+  agree_info(a, info, "pdsyevd (workspace query)", "");
+  int lwork = workspace_size(work_query);
+  // pdsyevd's own query can under-report the iwork it needs on small grids.
+  int liwork = std::max(iwork_query, 7 * n + 8 * a.grid().npcol() + 2);
+  std::vector<double> work(lwork);
+  std::vector<int> iwork(liwork);
+  pdsyevd_("V", "L", &n, a.data(), &one, &one, a.desc(), w.data(), z.data(), &one, &one, z.desc(),
+           work.data(), &lwork, iwork.data(), &liwork, &info, 1, 1);
+  agree_info(a, info, "pdsyevd", "the eigensolver did not converge");
+  broadcast_values(a, w);
+  return w;
+}
+
+std::vector<double> syevr(DistMatrix& a, int il, int iu, DistMatrix& z) {
+  const int n = static_cast<int>(a.rows()), one = 1;
+  const double vl = 0, vu = 0;
+  int m = 0, nz = 0, info = 0, minus1 = -1, iwork_query = 0;
+  double work_query = 0;
+  std::vector<double> w(n);
+  with_stdout_silenced([&] {
+    pdsyevr_("V", "I", "L", &n, a.data(), &one, &one, a.desc(), &vl, &vu, &il, &iu, &m, &nz,
+             w.data(), z.data(), &one, &one, z.desc(), &work_query, &minus1, &iwork_query, &minus1,
+             &info, 1, 1, 1);
+  });
+  agree_info(a, info, "pdsyevr (workspace query)", "");
+  int lwork = workspace_size(work_query), liwork = iwork_query + 1;
+  std::vector<double> work(lwork);
+  std::vector<int> iwork(liwork);
+  pdsyevr_("V", "I", "L", &n, a.data(), &one, &one, a.desc(), &vl, &vu, &il, &iu, &m, &nz,
+           w.data(), z.data(), &one, &one, z.desc(), work.data(), &lwork, iwork.data(), &liwork,
+           &info, 1, 1, 1);
+  agree_info(a, info, "pdsyevr", "the eigensolver did not converge");
+  if (m != iu - il + 1 || nz != m)
+    agree(a.grid().comm(), "pdsyevr returned " + std::to_string(nz) + " of " +
+                               std::to_string(iu - il + 1) + " requested eigenvectors");
+  w.resize(m);
+  broadcast_values(a, w);
+  return w;
+}
+
+void gemm(char trans_a, char trans_b, double alpha, const DistMatrix& a, const DistMatrix& b,
+          double beta, DistMatrix& c) {
+  const int m = static_cast<int>(c.rows()), n = static_cast<int>(c.cols());
+  const int k = static_cast<int>(trans_a == 'N' ? a.cols() : a.rows());
+  const int one = 1;
+  pdgemm_(&trans_a, &trans_b, &m, &n, &k, &alpha, a.data(), &one, &one, a.desc(), b.data(), &one,
+          &one, b.desc(), &beta, c.data(), &one, &one, c.desc(), 1, 1);
+}
+
+}  // namespace kembed::scalapack
