@@ -121,14 +121,22 @@ class LineReader {
   std::int64_t line_number_ = 0;
 };
 
+/// A header has a word that is not a number. Words are split at commas,
+/// tabs and spaces alike, so a data line with a stray empty cell or mixed
+/// separators is not mistaken for a header (which would drop a row silently);
+/// it fails later with the cell's position instead.
 bool is_header(std::string_view line) {
-  bool header = false;
   double ignored = 0;
-  for_each_cell(line, detect_delimiter(line), [&](std::string_view cell, std::int64_t) {
-    header = parse_cell(cell, ignored) == CellKind::not_a_number;
-    return !header;
-  });
-  return header;
+  std::size_t pos = 0;
+  auto separator = [](char c) { return c == ',' || is_blank(c); };
+  while (pos < line.size()) {
+    while (pos < line.size() && separator(line[pos])) ++pos;
+    const std::size_t start = pos;
+    while (pos < line.size() && !separator(line[pos])) ++pos;
+    if (pos > start && parse_cell(line.substr(start, pos - start), ignored) == CellKind::not_a_number)
+      return true;
+  }
+  return false;
 }
 
 }  // namespace

@@ -13,16 +13,16 @@ struct ParsedText {
   std::int64_t rows = 0;
   std::int64_t cols = 0;
   std::vector<double> values;
-  /// True when the first non-comment line was a header (some cell not a number).
+  /// True when the first non-comment line was a header (some word not a number).
   bool has_header = false;
 };
 
 /// Parses `text` as a delimited matrix; `name` (usually the path) starts every
 /// error message. Rules: lines that are blank or whose first non-blank
 /// character is '#' are skipped; the first remaining line is a header if any
-/// of its cells is not a number; the delimiter is taken from the first data
-/// line (comma if it has one, else tab, else runs of whitespace); spaces
-/// around cells and CRLF line ends are allowed. Throws kembed::Error:
+/// of its words (split at commas, tabs and spaces alike) is not a number; the
+/// delimiter is taken from the first data line (comma if it has one, else tab,
+/// else runs of whitespace); spaces around cells and CRLF line ends are allowed. Throws kembed::Error:
 ///   NAME:LINE: expected C values, found F
 ///   NAME:LINE: column J: not a number: 'CELL'
 ///   NAME:LINE: column J: non-finite value 'CELL'

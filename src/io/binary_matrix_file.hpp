@@ -1,0 +1,46 @@
+#pragma once
+/// @file Private: a row-major little-endian float matrix at a byte offset in a
+/// file (.npy after its header, or a headerless .bin), read with MPI-IO.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kembed/io/matrix_file.hpp"
+#include "kembed/mpi/comm.hpp"
+
+namespace kembed::io {
+
+/// Binary matrix read collectively with MPI-IO; nothing is held in memory.
+class BinaryMatrixFile final : public MatrixFile {
+ public:
+  /// Collective: rank 0 parses and checks the .npy header and that the file
+  /// size matches it; errors are agreed.
+  static std::unique_ptr<BinaryMatrixFile> open_npy(const Comm& comm, const std::string& path);
+  /// Collective: shape from `hints` (both > 0); the file must hold exactly
+  /// rows * cols float64 values. Errors are agreed.
+  static std::unique_ptr<BinaryMatrixFile> open_bin(const Comm& comm, const std::string& path,
+                                                    const FileHints& hints);
+
+  std::string format() const override { return format_; }
+  std::vector<double> read_rows(const std::vector<RowRange>& ranges) override;
+
+ private:
+  struct Layout {
+    std::int64_t rows = 0;
+    std::int64_t cols = 0;
+    std::int64_t data_offset = 0;
+    std::int64_t item_size = 8;
+  };
+  static std::unique_ptr<BinaryMatrixFile> share(const Comm& comm, const std::string& path,
+                                                 Layout layout, const std::string& format);
+  BinaryMatrixFile(Comm comm, std::string path, const Layout& layout, std::string format);
+  /// Collective: reads the byte blocks of `ranges` into `out` (MPI-IO).
+  void read_bytes(const std::vector<RowRange>& ranges, char* out, std::int64_t bytes);
+
+  Comm comm_;  ///< private duplicate of the opening communicator
+  std::int64_t data_offset_ = 0;
+  std::int64_t item_size_ = 8;
+  std::string format_;
+};
+
+}  // namespace kembed::io
