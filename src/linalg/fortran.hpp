@@ -39,6 +39,9 @@ void pdgemm_(const char* transa, const char* transb, const int* m, const int* n,
              const double* b, const int* ib, const int* jb, const int* descb, const double* beta,
              double* c, const int* ic, const int* jc, const int* descc, std::size_t transa_len,
              std::size_t transb_len);
+void pdtran_(const int* m, const int* n, const double* alpha, const double* a, const int* ia,
+             const int* ja, const int* desca, const double* beta, double* c, const int* ic,
+             const int* jc, const int* descc);
 
 // BLAS / LAPACK (serial)
 void dgemm_(const char* transa, const char* transb, const int* m, const int* n, const int* k,

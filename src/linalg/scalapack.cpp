@@ -108,4 +108,10 @@ void gemm(char trans_a, char trans_b, double alpha, const DistMatrix& a, const D
           &one, b.desc(), &beta, c.data(), &one, &one, c.desc(), 1, 1);
 }
 
+void transpose(const DistMatrix& a, DistMatrix& c) {
+  const int m = static_cast<int>(c.rows()), n = static_cast<int>(c.cols()), one = 1;
+  const double alpha = 1, beta = 0;
+  pdtran_(&m, &n, &alpha, a.data(), &one, &one, a.desc(), &beta, c.data(), &one, &one, c.desc());
+}
+
 }  // namespace kembed::scalapack

@@ -95,7 +95,9 @@ TEST(DistMatrix, ScatterGatherRoundTripOnEveryGrid) {
                                              a.row_dist().to_global(li)];
       EXPECT_TRUE(all_ranks(world, ok)) << p << "x" << q << " m=" << m << " n=" << n;
       const auto back = a.gather_to_root();
-      if (world.is_root()) EXPECT_EQ(back, full);
+      if (world.is_root()) {
+        EXPECT_EQ(back, full);
+      }
     }
   }
 }

@@ -24,4 +24,7 @@ std::vector<double> syevr(DistMatrix& a, int il, int iu, DistMatrix& z);
 void gemm(char trans_a, char trans_b, double alpha, const DistMatrix& a, const DistMatrix& b,
           double beta, DistMatrix& c);
 
+/// C = A^T (pdtran). @pre c is a.cols() x a.rows() on the same grid
+void transpose(const DistMatrix& a, DistMatrix& c);
+
 }  // namespace kembed::scalapack

@@ -1,0 +1,18 @@
+#pragma once
+/// @file Norms and traces of distributed matrices.
+#include <vector>
+
+#include "kembed/linalg/dist_matrix.hpp"
+
+namespace kembed {
+
+/// Collective: sum of the diagonal. @pre square
+double trace(const DistMatrix& a);
+
+/// Collective: Frobenius norm, accumulated with scaling against overflow.
+double frobenius_norm(const DistMatrix& a);
+
+/// Collective: Euclidean norm of every column (length a.cols(), on every rank).
+std::vector<double> column_norms(const DistMatrix& a);
+
+}  // namespace kembed

@@ -1,0 +1,46 @@
+#include "kembed/linalg/reductions.hpp"
+
+#include <cmath>
+
+namespace kembed {
+
+double trace(const DistMatrix& a) {
+  double local_sum = 0;
+  for (int lj = 0; lj < a.local_cols(); ++lj) {
+    const std::int64_t j = a.col_dist().to_global(lj);
+    if (a.row_dist().is_local(j)) local_sum += a.local(a.row_dist().to_local(j), lj);
+  }
+  return a.grid().comm().sum(local_sum);
+}
+
+std::vector<double> column_norms(const DistMatrix& a) {
+  // Sum of squares per column after scaling by the column's largest entry.
+  std::vector<double> scale(a.cols(), 0.0);
+  for (int lj = 0; lj < a.local_cols(); ++lj)
+    for (int li = 0; li < a.local_rows(); ++li)
+      scale[a.col_dist().to_global(lj)] =
+          std::max(scale[a.col_dist().to_global(lj)], std::abs(a.local(li, lj)));
+  const Comm& comm = a.grid().comm();
+  MPI_Allreduce(MPI_IN_PLACE, scale.data(), static_cast<int>(scale.size()), MPI_DOUBLE, MPI_MAX,
+                comm.get());
+  std::vector<double> sums(a.cols(), 0.0);
+  for (int lj = 0; lj < a.local_cols(); ++lj) {
+    const std::int64_t j = a.col_dist().to_global(lj);
+    if (scale[j] == 0) continue;
+    for (int li = 0; li < a.local_rows(); ++li) {
+      const double v = a.local(li, lj) / scale[j];
+      sums[j] += v * v;
+    }
+  }
+  comm.sum_in_place(sums);
+  for (std::size_t j = 0; j < sums.size(); ++j) sums[j] = scale[j] * std::sqrt(sums[j]);
+  return sums;
+}
+
+double frobenius_norm(const DistMatrix& a) {
+  double sum = 0;
+  for (double c : column_norms(a)) sum += c * c;
+  return std::sqrt(sum);
+}
+
+}  // namespace kembed
