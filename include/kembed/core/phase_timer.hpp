@@ -1,0 +1,30 @@
+#pragma once
+/// @file Wall time per pipeline phase.
+#include <chrono>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace kembed {
+
+class Comm;
+
+/// Accumulates wall time per named phase, in the order phases first appear.
+class PhaseTimer {
+ public:
+  /// Ends the running phase (if any) and starts `phase`.
+  void start(const std::string& phase);
+  /// Ends the running phase.
+  void stop();
+  /// Collective: seconds per phase, the maximum over ranks.
+  /// @pre every rank ran the same phases in the same order
+  std::vector<std::pair<std::string, double>> max_over_ranks(const Comm& comm) const;
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  std::vector<std::pair<std::string, double>> phases_;
+  std::string running_;
+  Clock::time_point since_;
+};
+
+}  // namespace kembed

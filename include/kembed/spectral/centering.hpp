@@ -1,0 +1,23 @@
+#pragma once
+/// @file Centering in feature space with distributed reductions.
+#include <vector>
+
+#include "kembed/linalg/dist_matrix.hpp"
+
+namespace kembed {
+
+/// What centering removed: needed again to center test kernels.
+struct CenteringStats {
+  std::vector<double> row_means;  ///< (1/n) K 1, length n, on every rank
+  std::vector<double> col_means;  ///< (1/n) 1^T K, length n, on every rank
+  double grand_mean = 0;          ///< (1/n^2) 1^T K 1
+};
+
+/// Collective: the row and column means of `k` (two reductions of n values).
+CenteringStats kernel_means(const DistMatrix& k);
+
+/// Collective: K <- K - 1K/n - K1/n + 1K1/n^2 = J K J with J = I - 11^T/n,
+/// the Gram matrix of the features centered at their mean. Returns the means.
+CenteringStats center_kernel(DistMatrix& k);
+
+}  // namespace kembed

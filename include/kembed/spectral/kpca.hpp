@@ -1,0 +1,41 @@
+#pragma once
+/// @file Kernel PCA: read -> distribute -> assemble -> center -> solve -> project.
+#include <cstdint>
+#include <vector>
+
+#include "kembed/core/phase_timer.hpp"
+#include "kembed/io/matrix_file.hpp"
+#include "kembed/kernel/kernel.hpp"
+#include "kembed/linalg/blacs_grid.hpp"
+#include "kembed/spectral/eigensolver.hpp"
+
+namespace kembed {
+
+struct KpcaSettings {
+  Kernel kernel;  ///< gamma 0 = 1/d
+  int components = 2;
+  Solver solver = Solver::evd;
+  int block_size = 64;
+};
+
+/// What a kernel PCA fit produced; the same on every rank except `embedding`.
+struct KpcaResult {
+  std::int64_t n = 0, d = 0;
+  Kernel kernel;                          ///< with gamma resolved
+  std::vector<double> eigenvalues;        ///< top k of the centered kernel, descending
+  std::vector<double> explained_ratio;    ///< eigenvalue / trace(centered K)
+  std::vector<double> residuals;          ///< ||K~v - lambda v|| / ||K~||_F per pair
+  std::vector<double> spectrum;           ///< all n eigenvalues (evd only)
+  double trace = 0;                       ///< trace of the centered kernel
+  double frobenius_norm = 0;              ///< ||K~||_F
+  double smallest_gap = 0;                ///< min relative gap among the top k+1 (when known)
+  std::vector<double> embedding;          ///< rank 0 only: n x k row-major, V_k sqrt(Lambda_k)
+};
+
+/// Collective over the grid: kernel PCA of the n x d data in `file` (or of
+/// the n x n kernel itself when settings.kernel is precomputed). Errors are
+/// agreed across ranks. Phases are recorded in `timer`.
+KpcaResult fit_kpca(io::MatrixFile& file, const BlacsGrid& grid, const KpcaSettings& settings,
+                    PhaseTimer& timer);
+
+}  // namespace kembed

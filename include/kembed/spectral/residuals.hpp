@@ -1,0 +1,14 @@
+#pragma once
+/// @file Residuals of computed eigenpairs.
+#include <vector>
+
+#include "kembed/linalg/dist_matrix.hpp"
+
+namespace kembed {
+
+/// Collective: ||A v_j - lambda_j v_j||_2 for every column v_j of `v`.
+/// @pre a is n x n, v is n x k on the same grid and blocking, values.size() == k
+std::vector<double> residual_norms(const DistMatrix& a, const DistMatrix& v,
+                                   const std::vector<double>& values);
+
+}  // namespace kembed

@@ -1,0 +1,17 @@
+#pragma once
+/// @file The sign convention that makes eigenvectors independent of the grid.
+#include "kembed/linalg/dist_matrix.hpp"
+
+namespace kembed {
+
+/// Relative tolerance within which entries count as tied for largest |v_i|.
+inline constexpr double kSignTieTolerance = 1e-8;
+
+/// Collective: flips each column of `v` so that its entry of largest absolute
+/// value is positive. Among entries whose magnitude is within a relative
+/// kSignTieTolerance of the largest, the first (lowest global row) decides,
+/// so round-off differences between grids cannot change the choice.
+/// Returns nothing; v is modified in place.
+void fix_signs(DistMatrix& v);
+
+}  // namespace kembed

@@ -1,0 +1,118 @@
+#include "kembed/kernel/assemble.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "linalg/fortran.hpp"
+
+namespace kembed {
+
+std::vector<double> read_panel(io::MatrixFile& file, const BlockCyclic1D& dist) {
+  return file.read_rows(dist.owned_ranges());
+}
+
+namespace {
+
+// Squared Euclidean norm of each of the `rows` rows of a row-major panel.
+std::vector<double> row_norms_squared(const std::vector<double>& panel, int rows, int d) {
+  std::vector<double> norms(rows);
+  for (int i = 0; i < rows; ++i) {
+    const double* x = &panel[std::size_t(i) * d];
+    double s = 0;
+    for (int t = 0; t < d; ++t) s += x[t] * x[t];
+    norms[i] = s;
+  }
+  return norms;
+}
+
+// Local Gram block G = X_rows X_cols^T into k's local buffer.
+void local_gram(const std::vector<double>& row_panel, const std::vector<double>& col_panel, int d,
+                DistMatrix& k) {
+  const int m = k.local_rows(), n = k.local_cols(), ld = k.ld();
+  if (m == 0 || n == 0) return;
+  const double one = 1, zero = 0;
+  // Row-major m x d panels are column-major d x m matrices with leading dimension d.
+  dgemm_("T", "N", &m, &n, &d, &one, row_panel.data(), &d, col_panel.data(), &d, &zero, k.data(),
+         &ld, 1, 1);
+}
+
+template <class F>
+void map_local(DistMatrix& k, F&& f) {
+  for (int lj = 0; lj < k.local_cols(); ++lj) {
+    double* column = k.data() + std::size_t(lj) * k.ld();
+    for (int li = 0; li < k.local_rows(); ++li) column[li] = f(column[li], li, lj);
+  }
+}
+
+}  // namespace
+
+void assemble_kernel(const Kernel& kernel, const std::vector<double>& row_panel,
+                     const std::vector<double>& col_panel, int d, DistMatrix& k) {
+  const double gamma = kernel.gamma, coef0 = kernel.coef0;
+  const int degree = kernel.degree;
+  if (kernel.type == KernelType::laplacian) {
+    map_local(k, [&](double, int li, int lj) {
+      const double* x = &row_panel[std::size_t(li) * d];
+      const double* y = &col_panel[std::size_t(lj) * d];
+      double s = 0;
+      for (int t = 0; t < d; ++t) s += std::abs(x[t] - y[t]);
+      return std::exp(-gamma * s);
+    });
+    return;
+  }
+  local_gram(row_panel, col_panel, d, k);
+  switch (kernel.type) {
+    case KernelType::linear:
+      break;
+    case KernelType::poly:
+      map_local(k, [&](double g, int, int) { return std::pow(gamma * g + coef0, degree); });
+      break;
+    case KernelType::sigmoid:
+      map_local(k, [&](double g, int, int) { return std::tanh(gamma * g + coef0); });
+      break;
+    case KernelType::rbf: {
+      const auto xn = row_norms_squared(row_panel, k.local_rows(), d);
+      const auto yn = row_norms_squared(col_panel, k.local_cols(), d);
+      map_local(k, [&](double g, int li, int lj) {
+        // ||x - y||^2 = ||x||^2 + ||y||^2 - 2 x.y, clamped at 0 against cancellation.
+        return std::exp(-gamma * std::max(0.0, xn[li] + yn[lj] - 2 * g));
+      });
+      break;
+    }
+    case KernelType::cosine: {
+      auto xn = row_norms_squared(row_panel, k.local_rows(), d);
+      auto yn = row_norms_squared(col_panel, k.local_cols(), d);
+      for (auto* v : {&xn, &yn})
+        for (double& s : *v) s = s > 0 ? 1 / std::sqrt(s) : 0;  // zero rows give 0
+      map_local(k, [&](double g, int li, int lj) { return g * xn[li] * yn[lj]; });
+      break;
+    }
+    case KernelType::laplacian:
+    case KernelType::precomputed:
+      break;
+  }
+}
+
+void read_block_cyclic(io::MatrixFile& file, DistMatrix& k) {
+  const auto& rows = k.row_dist();
+  const auto& cols = k.col_dist();
+  const int nb = rows.block_size();
+  const std::int64_t n = k.rows(), stride = std::int64_t{nb} * k.grid().nprow();
+  // Every rank takes part in every read (collective); a rank whose blocks are
+  // exhausted asks for nothing.
+  const std::int64_t steps = (n + stride - 1) / stride;
+  for (std::int64_t step = 0; step < steps; ++step) {
+    const std::int64_t begin = step * stride + std::int64_t{k.grid().myrow()} * nb;
+    std::vector<io::RowRange> want;
+    if (begin < n) want.push_back({begin, std::min(begin + nb, n)});
+    const auto stripe = file.read_rows(want);
+    if (want.empty()) continue;
+    const int local_row0 = rows.to_local(begin);
+    for (std::int64_t i = 0; i < want[0].size(); ++i)
+      for (int lj = 0; lj < k.local_cols(); ++lj)
+        k.local(local_row0 + static_cast<int>(i), lj) =
+            stripe[std::size_t(i) * k.cols() + cols.to_global(lj)];
+  }
+}
+
+}  // namespace kembed

@@ -1,0 +1,42 @@
+#include "kembed/spectral/eigensolver.hpp"
+
+#include <algorithm>
+
+#include "kembed/core/error.hpp"
+#include "kembed/linalg/scalapack.hpp"
+
+namespace kembed {
+
+Solver parse_solver(const std::string& name) {
+  if (name == "evd") return Solver::evd;
+  if (name == "evr") return Solver::evr;
+  throw Error("unknown solver '" + name + "' (expected evd or evr)");
+}
+
+std::string solver_name(Solver solver) { return solver == Solver::evd ? "evd" : "evr"; }
+
+Eigenpairs top_eigenpairs(DistMatrix& a, int k, Solver solver) {
+  const std::int64_t n = a.rows();
+  const int nb = a.row_dist().block_size();
+  Eigenpairs result{{}, DistMatrix(a.grid(), n, k, nb, nb), {}};
+  // ScaLAPACK returns ascending order; column `first + k - 1 - j` of z holds
+  // the j-th largest.
+  DistMatrix z(a.grid(), n, n, nb, nb);
+  std::vector<double> ascending;
+  std::int64_t first = 0;
+  if (solver == Solver::evd) {
+    ascending = scalapack::syevd(a, z);
+    first = n - k;
+    result.spectrum.assign(ascending.rbegin(), ascending.rend());
+  } else {
+    ascending = scalapack::syevr(a, static_cast<int>(n - k + 1), static_cast<int>(n), z);
+  }
+  const std::int64_t offset = static_cast<std::int64_t>(ascending.size()) - k;
+  for (int j = 0; j < k; ++j) {
+    result.values.push_back(ascending[offset + k - 1 - j]);
+    copy(z, 0, first + k - 1 - j, n, 1, result.vectors, 0, j);
+  }
+  return result;
+}
+
+}  // namespace kembed
