@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -28,6 +29,19 @@ void broadcast_values(const DistMatrix& a, std::vector<double>& w) {
 }
 
 int workspace_size(double query) { return static_cast<int>(query) + 1; }
+
+// Extra workspace for the back-transformation (pdormtr) inside pdsyevd and
+// pdsyevr. ScaLAPACK 2.2.1's workspace queries under-count it when a block is
+// large relative to the local matrix; pdormtr then rejects LWORK (argument 16),
+// prints a message and returns without applying Q, and the eigensolver still
+// reports INFO = 0 with wrong eigenvectors. pdormtr needs at most
+// max(nb(nb-1)/2, (nq + mp) nb) + nb^2; this bound exceeds it.
+int back_transform_workspace(const DistMatrix& a) {
+  const long long nb = a.row_dist().block_size();
+  const long long local = a.local_rows() + a.local_cols() + 2 * nb;
+  const long long extra = std::max(nb * (nb - 1) / 2, local * nb) + nb * nb;
+  return static_cast<int>(std::min<long long>(extra, 1LL << 30));
+}
 
 // Runs `body` with standard output and error sent to /dev/null. ScaLAPACK
 // 2.2.1's pdsyevr workspace query reports a spurious PDORMTR argument error on
@@ -60,7 +74,7 @@ std::vector<double> syevd(DistMatrix& a, DistMatrix& z) {
   pdsyevd_("V", "L", &n, a.data(), &one, &one, a.desc(), w.data(), z.data(), &one, &one, z.desc(),
            &work_query, &minus1, &iwork_query, &minus1, &info, 1, 1);
   agree_info(a, info, "pdsyevd (workspace query)", "");
-  int lwork = workspace_size(work_query);
+  int lwork = workspace_size(work_query) + back_transform_workspace(a);
   // pdsyevd's own query can under-report the iwork it needs on small grids.
   int liwork = std::max(iwork_query, 7 * n + 8 * a.grid().npcol() + 2);
   std::vector<double> work(lwork);
@@ -74,29 +88,43 @@ std::vector<double> syevd(DistMatrix& a, DistMatrix& z) {
 
 std::vector<double> syevr(DistMatrix& a, int il, int iu, DistMatrix& z) {
   const int n = static_cast<int>(a.rows()), one = 1;
+  // pdsyevr hands pdormtr a fixed workspace of max(18n, np*mq + 2nb^2), with
+  // mq the local column count of the iu-il+1 wanted vectors; pdormtr needs
+  // about (np + mq) nb + nb^2. That fails when mq < nb <= np (few eigenpairs,
+  // large blocks): pdormtr refuses, the vectors are not back-transformed and
+  // INFO is still 0. Asking for at least nb eigenpairs keeps mq >= nb.
+  const int nb = a.row_dist().block_size();
+  const int wanted = iu - il + 1;
+  const int il_computed = std::max(1, std::min(il, iu - std::min(n, nb) + 1));
   const double vl = 0, vu = 0;
   int m = 0, nz = 0, info = 0, minus1 = -1, iwork_query = 0;
   double work_query = 0;
   std::vector<double> w(n);
   with_stdout_silenced([&] {
-    pdsyevr_("V", "I", "L", &n, a.data(), &one, &one, a.desc(), &vl, &vu, &il, &iu, &m, &nz,
-             w.data(), z.data(), &one, &one, z.desc(), &work_query, &minus1, &iwork_query, &minus1,
-             &info, 1, 1, 1);
+    pdsyevr_("V", "I", "L", &n, a.data(), &one, &one, a.desc(), &vl, &vu, &il_computed, &iu, &m,
+             &nz, w.data(), z.data(), &one, &one, z.desc(), &work_query, &minus1, &iwork_query,
+             &minus1, &info, 1, 1, 1);
   });
   agree_info(a, info, "pdsyevr (workspace query)", "");
-  int lwork = workspace_size(work_query), liwork = iwork_query + 1;
+  int lwork = workspace_size(work_query) + back_transform_workspace(a);
+  int liwork = iwork_query + 1;
   std::vector<double> work(lwork);
   std::vector<int> iwork(liwork);
-  pdsyevr_("V", "I", "L", &n, a.data(), &one, &one, a.desc(), &vl, &vu, &il, &iu, &m, &nz,
-           w.data(), z.data(), &one, &one, z.desc(), work.data(), &lwork, iwork.data(), &liwork,
-           &info, 1, 1, 1);
+  pdsyevr_("V", "I", "L", &n, a.data(), &one, &one, a.desc(), &vl, &vu, &il_computed, &iu, &m,
+           &nz, w.data(), z.data(), &one, &one, z.desc(), work.data(), &lwork, iwork.data(),
+           &liwork, &info, 1, 1, 1);
   agree_info(a, info, "pdsyevr", "the eigensolver did not converge");
-  if (m != iu - il + 1 || nz != m)
+  const int computed = iu - il_computed + 1;
+  if (m != computed || nz != m)
     agree(a.grid().comm(), "pdsyevr returned " + std::to_string(nz) + " of " +
-                               std::to_string(iu - il + 1) + " requested eigenvectors");
-  w.resize(m);
+                               std::to_string(computed) + " requested eigenvectors");
   broadcast_values(a, w);
-  return w;
+  // Keep only il..iu; their vectors are the last `wanted` computed columns.
+  const int skip = computed - wanted;
+  // Column by column, ascending: a target column is never a source still unread.
+  if (skip > 0)
+    for (int j = 0; j < wanted; ++j) copy(z, 0, skip + j, n, 1, z, 0, j);
+  return std::vector<double>(w.begin() + skip, w.begin() + computed);
 }
 
 void gemm(char trans_a, char trans_b, double alpha, const DistMatrix& a, const DistMatrix& b,

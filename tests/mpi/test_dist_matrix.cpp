@@ -141,11 +141,34 @@ TEST(Eigensolvers, SyevdAndSyevrMatchSerialLapack) {
         }
       EXPECT_TRUE(all_ranks(world, ok));
 
+      // Residual A Z - Z W, with A rebuilt (pdsyevd overwrote it).
+      DistMatrix a_again(grid, n, n, nb, nb), az(grid, n, n, nb, nb);
+      a_again.scatter_from_root(sym);
+      kembed::scalapack::gemm('N', 'N', 1.0, a_again, z, 0.0, az);
+      double worst = 0;
+      for (int lj = 0; lj < az.local_cols(); ++lj)
+        for (int li = 0; li < az.local_rows(); ++li)
+          worst = std::max(worst, std::abs(az.local(li, lj) -
+                                           z.local(li, lj) * w[az.col_dist().to_global(lj)]));
+      EXPECT_LT(worst, 1e-12 * std::abs(ref[n - 1])) << p << "x" << q << " nb=" << nb;
+
       const int k = 5;
       DistMatrix a2(grid, n, n, nb, nb), z2(grid, n, n, nb, nb);
       a2.scatter_from_root(sym);
       const auto wr = kembed::scalapack::syevr(a2, n - k + 1, n, z2);
       ASSERT_EQ(int(wr.size()), k);
       for (int i = 0; i < k; ++i) EXPECT_NEAR(wr[i], ref[n - k + i], 1e-12 * std::abs(ref[n - 1]));
+      // Residual of the k returned vectors (columns 0..k-1 of z2).
+      DistMatrix a3(grid, n, n, nb, nb), az2(grid, n, n, nb, nb);
+      a3.scatter_from_root(sym);
+      kembed::scalapack::gemm('N', 'N', 1.0, a3, z2, 0.0, az2);
+      double worst_r = 0;
+      for (int lj = 0; lj < az2.local_cols(); ++lj) {
+        const auto j = az2.col_dist().to_global(lj);
+        if (j >= k) continue;
+        for (int li = 0; li < az2.local_rows(); ++li)
+          worst_r = std::max(worst_r, std::abs(az2.local(li, lj) - z2.local(li, lj) * wr[j]));
+      }
+      EXPECT_LT(worst_r, 1e-12 * std::abs(ref[n - 1])) << "evr " << p << "x" << q << " nb=" << nb;
     }
 }
