@@ -1,0 +1,202 @@
+// Kernel PCA end to end (fit_kpca) against a serial LAPACK reference on the
+// same kernel, and against identities: linear-kernel KPCA = PCA, orthogonal
+// components, small residuals, the same numbers on every grid and blocking.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "kembed/core/error.hpp"
+#include "kembed/spectral/kpca.hpp"
+#include "serial_reference.hpp"
+#include "test_support.hpp"
+
+using namespace kembed;
+
+namespace {
+
+std::vector<std::pair<int, int>> grid_shapes(int p) {
+  std::vector<std::pair<int, int>> shapes;
+  for (int r = 1; r <= p; ++r)
+    if (p % r == 0) shapes.push_back({r, p / r});
+  return shapes;
+}
+
+struct Reference {
+  std::vector<double> values;     // top k, descending
+  std::vector<double> embedding;  // n x k row-major
+};
+
+// Top-k eigenpairs of the serially centered kernel, scaled as kembed documents.
+Reference serial_kpca(const test::Dense& kernel, int k) {
+  const int n = kernel.n;
+  test::Dense vectors;
+  const auto w = test::serial_eigh(test::serial_center(kernel), vectors);
+  std::vector<double> v(std::size_t(n) * k);
+  Reference ref;
+  for (int j = 0; j < k; ++j) {
+    ref.values.push_back(w[n - 1 - j]);
+    for (int i = 0; i < n; ++i) v[std::size_t(j) * n + i] = vectors(i, n - 1 - j);
+  }
+  test::serial_fix_signs(v, n, k);
+  ref.embedding.resize(std::size_t(n) * k);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < k; ++j)
+      ref.embedding[std::size_t(i) * k + j] = v[std::size_t(j) * n + i] * std::sqrt(ref.values[j]);
+  return ref;
+}
+
+struct Case {
+  KernelType type;
+  Solver solver;
+};
+
+class KpcaVsSerial : public ::testing::TestWithParam<Case> {};
+
+}  // namespace
+
+TEST_P(KpcaVsSerial, EigenvaluesEmbeddingsResidualsOnEveryGridAndBlocking) {
+  const Comm world = Comm::world();
+  const int n = 41, d = 4, k = 4;
+  const auto x = test::random_data(n, d, 21);
+  const std::string dir = test::scratch_dir(world, "kpca");
+  auto file = io::open_matrix_file(world, test::write_bin(world, dir, "x.bin", x), {n, d});
+  KpcaSettings settings;
+  settings.kernel.type = GetParam().type;
+  settings.kernel.gamma = 0.4;
+  settings.kernel.coef0 = 1;
+  settings.components = k;
+  settings.solver = GetParam().solver;
+  const auto ref = serial_kpca(test::serial_kernel(settings.kernel, x, n, d), k);
+  for (auto [p, q] : grid_shapes(world.size()))
+    for (int nb : {3, 16, 64}) {
+      BlacsGrid grid(world, p, q);
+      settings.block_size = nb;
+      PhaseTimer timer;
+      const KpcaResult r = fit_kpca(*file, grid, settings, timer);
+      const std::string where = "grid " + std::to_string(p) + "x" + std::to_string(q) +
+                                " nb " + std::to_string(nb);
+      // No ASSERT here: a rank leaving early would hang the others' collectives.
+      EXPECT_EQ(r.eigenvalues.size(), std::size_t(k));
+      for (int j = 0; j < k; ++j) {
+        EXPECT_NEAR(r.eigenvalues[j], ref.values[j], 1e-10 * ref.values[0]) << where;
+        EXPECT_LT(r.residuals[j], 1e-12) << where;
+        EXPECT_NEAR(r.explained_ratio[j], r.eigenvalues[j] / r.trace, 1e-15) << where;
+      }
+      if (world.is_root()) {
+        EXPECT_EQ(r.embedding.size(), ref.embedding.size());
+        double worst = 0;
+        for (std::size_t i = 0; i < std::min(ref.embedding.size(), r.embedding.size()); ++i)
+          worst = std::max(worst, std::abs(r.embedding[i] - ref.embedding[i]));
+        EXPECT_LT(worst, 1e-8) << where;
+        // Orthogonal components with squared norms lambda: Z^T Z = Lambda (V^T V = I).
+        for (int a = 0; a < k; ++a)
+          for (int b = 0; b < k; ++b) {
+            double dot = 0;
+            for (int i = 0; i < n; ++i) dot += r.embedding[i * k + a] * r.embedding[i * k + b];
+            EXPECT_NEAR(dot, a == b ? r.eigenvalues[a] : 0.0, 1e-10 * r.eigenvalues[0]);
+          }
+      } else {
+        EXPECT_TRUE(r.embedding.empty());
+      }
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    KernelsAndSolvers, KpcaVsSerial,
+    ::testing::Values(Case{KernelType::rbf, Solver::evd}, Case{KernelType::rbf, Solver::evr},
+                      Case{KernelType::poly, Solver::evd}, Case{KernelType::laplacian, Solver::evr},
+                      Case{KernelType::sigmoid, Solver::evd}, Case{KernelType::cosine, Solver::evd}),
+    [](const auto& info) {
+      return Kernel::name(info.param.type) + "_" + solver_name(info.param.solver);
+    });
+
+TEST(Kpca, LinearKernelEqualsPcaOfCenteredData) {
+  const Comm world = Comm::world();
+  const int n = 50, d = 3;
+  auto x = test::random_data(n, d, 8);
+  for (int i = 0; i < n; ++i) x[i * d + 1] = 3 * x[i * d + 1] + 5;  // unequal variances, offset
+  const std::string dir = test::scratch_dir(world, "linear");
+  auto file = io::open_matrix_file(world, test::write_bin(world, dir, "x.bin", x), {n, d});
+
+  // PCA by hand: centered X, its d x d scatter matrix Xc^T Xc, scores Xc U.
+  std::vector<double> xc = x;
+  for (int t = 0; t < d; ++t) {
+    double mean = 0;
+    for (int i = 0; i < n; ++i) mean += x[i * d + t] / n;
+    for (int i = 0; i < n; ++i) xc[i * d + t] -= mean;
+  }
+  test::Dense scatter{d, std::vector<double>(d * d, 0.0)}, axes;
+  for (int a = 0; a < d; ++a)
+    for (int b = 0; b < d; ++b)
+      for (int i = 0; i < n; ++i) scatter(a, b) += xc[i * d + a] * xc[i * d + b];
+  const auto w = test::serial_eigh(scatter, axes);
+  std::vector<double> scores(std::size_t(n) * d);  // column-major n x d, descending order
+  for (int j = 0; j < d; ++j)
+    for (int i = 0; i < n; ++i)
+      for (int t = 0; t < d; ++t) scores[j * n + i] += xc[i * d + t] * axes(t, d - 1 - j);
+  test::serial_fix_signs(scores, n, d);
+
+  BlacsGrid grid(world);
+  KpcaSettings settings;
+  settings.kernel.type = KernelType::linear;
+  settings.components = d;
+  settings.block_size = 8;
+  PhaseTimer timer;
+  const auto r = fit_kpca(*file, grid, settings, timer);
+  double ratio_sum = 0;
+  for (int j = 0; j < d; ++j) {
+    EXPECT_NEAR(r.eigenvalues[j], w[d - 1 - j], 1e-10 * w[d - 1]);
+    ratio_sum += r.explained_ratio[j];
+  }
+  EXPECT_NEAR(ratio_sum, 1.0, 1e-12);  // rank d: the top d eigenvalues are the whole trace
+  if (world.is_root()) {
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < d; ++j) EXPECT_NEAR(r.embedding[i * d + j], scores[j * n + i], 1e-8);
+  }
+}
+
+TEST(Kpca, MoreComponentsThanPositiveEigenvaluesIsAnAgreedError) {
+  const Comm world = Comm::world();
+  const int n = 20, d = 2;
+  const std::string dir = test::scratch_dir(world, "rankdef");
+  auto file = io::open_matrix_file(
+      world, test::write_bin(world, dir, "x.bin", test::random_data(n, d, 4)), {n, d});
+  BlacsGrid grid(world);
+  KpcaSettings settings;
+  settings.kernel.type = KernelType::linear;  // centered Gram matrix of rank d = 2
+  settings.components = 3;
+  settings.block_size = 4;
+  std::string message;
+  try {
+    PhaseTimer timer;
+    fit_kpca(*file, grid, settings, timer);
+  } catch (const Error& e) {
+    message = e.what();
+  }
+  EXPECT_NE(message.find("2 positive eigenvalues"), std::string::npos) << message;
+  EXPECT_TRUE(test::all_ranks(world, !message.empty()));
+}
+
+TEST(Kpca, AsymmetricPrecomputedKernelNamesTheEntry) {
+  const Comm world = Comm::world();
+  const int n = 9;
+  std::vector<double> kernel(n * n, 0.0);
+  for (int i = 0; i < n; ++i) kernel[i * n + i] = 1;
+  kernel[6 * n + 2] = 0.5;  // row 7, column 3 (1-based); its mirror stays 0
+  const std::string dir = test::scratch_dir(world, "asym");
+  auto file = io::open_matrix_file(world, test::write_bin(world, dir, "k.bin", kernel), {n, n});
+  BlacsGrid grid(world);
+  KpcaSettings settings;
+  settings.kernel.type = KernelType::precomputed;
+  settings.block_size = 2;
+  std::string message;
+  try {
+    PhaseTimer timer;
+    fit_kpca(*file, grid, settings, timer);
+  } catch (const Error& e) {
+    message = e.what();
+  }
+  EXPECT_NE(message.find("entry (7, 3) is 0.5"), std::string::npos) << message;
+  EXPECT_TRUE(test::all_ranks(world, !message.empty()));
+}

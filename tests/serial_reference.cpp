@@ -1,0 +1,102 @@
+#include "serial_reference.hpp"
+
+#include <cmath>
+#include <fstream>
+#include <random>
+
+#include "linalg/fortran.hpp"
+
+namespace kembed::test {
+
+std::vector<double> random_data(int n, int d, unsigned seed) {
+  std::mt19937_64 gen(seed);
+  std::normal_distribution<double> normal;
+  std::vector<double> x(std::size_t(n) * d);
+  for (double& v : x) v = normal(gen);
+  return x;
+}
+
+std::string write_bin(const Comm& comm, const std::string& dir, const std::string& name,
+                      const std::vector<double>& data) {
+  const std::string path = dir + "/" + name;
+  if (comm.is_root()) {
+    std::ofstream out(path, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(data.data()),
+              static_cast<std::streamsize>(data.size() * sizeof(double)));
+  }
+  comm.barrier();
+  return path;
+}
+
+Dense serial_kernel(const Kernel& kernel, const std::vector<double>& x, int n, int d) {
+  Dense k{n, std::vector<double>(std::size_t(n) * n)};
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) {
+      const double* a = &x[std::size_t(i) * d];
+      const double* b = &x[std::size_t(j) * d];
+      double dot = 0, sq = 0, l1 = 0, na = 0, nb = 0;
+      for (int t = 0; t < d; ++t) {
+        dot += a[t] * b[t];
+        sq += (a[t] - b[t]) * (a[t] - b[t]);
+        l1 += std::abs(a[t] - b[t]);
+        na += a[t] * a[t];
+        nb += b[t] * b[t];
+      }
+      double v = 0;
+      switch (kernel.type) {
+        case KernelType::linear: v = dot; break;
+        case KernelType::poly: v = std::pow(kernel.gamma * dot + kernel.coef0, kernel.degree); break;
+        case KernelType::rbf: v = std::exp(-kernel.gamma * sq); break;
+        case KernelType::laplacian: v = std::exp(-kernel.gamma * l1); break;
+        case KernelType::sigmoid: v = std::tanh(kernel.gamma * dot + kernel.coef0); break;
+        case KernelType::cosine: v = (na > 0 && nb > 0) ? dot / std::sqrt(na * nb) : 0; break;
+        case KernelType::precomputed: break;
+      }
+      k(i, j) = v;
+    }
+  return k;
+}
+
+Dense serial_center(const Dense& k) {
+  const int n = k.n;
+  Dense j{n, std::vector<double>(std::size_t(n) * n)};
+  for (int r = 0; r < n; ++r)
+    for (int c = 0; c < n; ++c) j(r, c) = (r == c ? 1.0 : 0.0) - 1.0 / n;
+  auto product = [n](const Dense& a, const Dense& b) {
+    Dense c{n, std::vector<double>(std::size_t(n) * n, 0.0)};
+    for (int col = 0; col < n; ++col)
+      for (int t = 0; t < n; ++t)
+        for (int row = 0; row < n; ++row) c(row, col) += a(row, t) * b(t, col);
+    return c;
+  };
+  return product(product(j, k), j);
+}
+
+std::vector<double> serial_eigh(const Dense& a, Dense& vectors) {
+  vectors = a;
+  int n = a.n, info = 0, lwork = -1, liwork = -1, iq = 0;
+  double q = 0;
+  std::vector<double> w(n);
+  dsyevd_("V", "L", &n, vectors.a.data(), &n, w.data(), &q, &lwork, &iq, &liwork, &info, 1, 1);
+  lwork = int(q) + 1;
+  liwork = iq + 1;
+  std::vector<double> work(lwork);
+  std::vector<int> iwork(liwork);
+  dsyevd_("V", "L", &n, vectors.a.data(), &n, w.data(), work.data(), &lwork, iwork.data(),
+          &liwork, &info, 1, 1);
+  return w;
+}
+
+void serial_fix_signs(std::vector<double>& v, int n, int k) {
+  for (int j = 0; j < k; ++j) {
+    double* col = &v[std::size_t(j) * n];
+    double largest = 0;
+    for (int i = 0; i < n; ++i) largest = std::max(largest, std::abs(col[i]));
+    int first = 0;
+    while (std::abs(col[first]) < largest * (1 - 1e-8)) ++first;
+    if (col[first] < 0)
+      for (int i = 0; i < n; ++i) col[i] = -col[i];
+  }
+}
+
+}  // namespace kembed::test
