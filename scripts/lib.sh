@@ -1,0 +1,35 @@
+# Shared by scripts/run and scripts/test: install what is missing, configure, build.
+# shellcheck shell=bash
+set -euo pipefail
+
+KEMBED_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+KEMBED_BUILD=${KEMBED_BUILD:-$KEMBED_ROOT/build}
+
+# Debian 12 packages kembed needs to build and test.
+KEMBED_PACKAGES=(build-essential cmake pkg-config openmpi-bin libopenmpi-dev
+  libscalapack-openmpi-dev libopenblas-dev liblapack-dev libboost-program-options-dev
+  libgtest-dev nlohmann-json3-dev)
+
+# Installs the packages that are not installed yet (idempotent; apt only when needed).
+kembed_install() {
+  local missing=()
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "installing: ${missing[*]}"
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}
+
+kembed_build() {
+  cmake -S "$KEMBED_ROOT" -B "$KEMBED_BUILD" -DCMAKE_BUILD_TYPE=Release "$@"
+  cmake --build "$KEMBED_BUILD" -j "$(nproc)"
+}
+
+# Open MPI refuses to run as root without these; cluster users running as
+# themselves do not need them. One BLAS thread per rank: ranks already use the cores.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1} OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}

@@ -1,0 +1,983 @@
+// End-to-end tests of `kembed kpca`: the real binary run under mpiexec.
+//
+// This is a plain (serial) GoogleTest program. It never initializes MPI; it
+// writes inputs, launches `mpiexec -np P kembed kpca ...` through the shell,
+// and checks exit status, stderr, the result directory and the numbers in it
+// against references computed here (PCA by Jacobi rotations, the kernel
+// matrix, the eigen-equation of the centered kernel).
+//
+// Every rank runs inside a tiny sh wrapper that records its own exit code, so
+// the tests can see that *every* rank fails on bad input, not only the one
+// mpiexec happens to report.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#ifndef KEMBED_BINARY
+#error "KEMBED_BINARY (path of the kembed executable) must be defined by CMake"
+#endif
+#ifndef MPIEXEC
+#error "MPIEXEC (path of mpiexec) must be defined by CMake"
+#endif
+
+namespace fs = std::filesystem;
+using Json = nlohmann::json;
+
+namespace {
+
+// ---------------------------------------------------------------------------
+// Scratch space and process launching
+// ---------------------------------------------------------------------------
+
+/// mpiexec's own limit: a hung job is killed after this many seconds. Every
+/// run here takes under 3 s on 2 cores, so 30 s is a wide margin and keeps a
+/// few hangs from pushing the suite past its time budget.
+constexpr int kMpiTimeoutSeconds = 30;
+
+/// The scratch root of this test process, created on first use and removed
+/// at exit unless KEMBED_TEST_KEEP is set (for post-mortems).
+const fs::path& scratch_root() {
+  struct Root {
+    fs::path path;
+    Root() {
+      path = fs::temp_directory_path() / ("kembed-cli-test-" + std::to_string(::getpid()));
+      fs::remove_all(path);
+      fs::create_directories(path);
+      // The same environment CTest gives us, so the binary also runs by hand.
+      ::setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
+      ::setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
+      ::setenv("OPENBLAS_NUM_THREADS", "1", 0);
+      ::setenv("OMP_NUM_THREADS", "1", 0);
+    }
+    ~Root() {
+      if (!std::getenv("KEMBED_TEST_KEEP")) {
+        std::error_code ec;
+        fs::remove_all(path, ec);
+      }
+    }
+  };
+  static const Root root;
+  return root.path;
+}
+
+/// A fresh, empty directory under the scratch root.
+fs::path scratch_dir(const std::string& name) {
+  const fs::path dir = scratch_root() / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+/// `s` as one single-quoted shell word.
+std::string sh_quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void write_file(const fs::path& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  ASSERT_TRUE(out.good()) << "cannot write " << path;
+}
+
+struct RunResult {
+  std::string command;
+  int np = 0;
+  int status = -1;               ///< exit status of mpiexec (-1: killed by a signal)
+  std::vector<int> rank_status;  ///< per rank: exit code, or -1 if it never reported
+  std::string out, err;
+  double seconds = 0;
+
+  bool timed_out() const {
+    return err.find("time limit for job execution has been reached") != std::string::npos ||
+           seconds >= kMpiTimeoutSeconds - 1;
+  }
+  bool all_ranks_succeeded() const {
+    return status == 0 && std::all_of(rank_status.begin(), rank_status.end(),
+                                      [](int s) { return s == 0; });
+  }
+  /// No rank reported success (a rank killed by mpiexec reports nothing).
+  bool no_rank_succeeded() const {
+    return std::none_of(rank_status.begin(), rank_status.end(), [](int s) { return s == 0; });
+  }
+  std::string describe() const {
+    std::ostringstream s;
+    s << "command: " << command << "\nexit status: " << status << ", per rank:";
+    for (int r : rank_status) s << ' ' << r;
+    s << ", " << seconds << " s\n--- stdout ---\n" << out << "--- stderr ---\n" << err;
+    return s.str();
+  }
+};
+
+/// Runs `mpiexec -np np kembed args...` and captures everything.
+RunResult run_kembed(const std::vector<std::string>& args, int np) {
+  static int counter = 0;
+  const fs::path dir = scratch_dir("runs/" + std::to_string(counter++));
+  const std::string rank_file = (dir / "rank.").string();
+  // Each rank records its own exit code, then exits with it. The record is
+  // renamed into place, so a wrapper killed by mpiexec leaves none (never a
+  // half-written one).
+  const std::string file = sh_quote(rank_file) + "\"$OMPI_COMM_WORLD_RANK\"";
+  const std::string script = sh_quote(KEMBED_BINARY) + " \"$@\"; rc=$?; echo $rc > " + file +
+                             ".tmp && mv " + file + ".tmp " + file + "; exit $rc";
+  std::string shown = "kembed";
+  for (const auto& a : args) shown += " " + sh_quote(a);
+  std::string command = sh_quote(MPIEXEC) + " --oversubscribe --timeout " +
+                        std::to_string(kMpiTimeoutSeconds) + " -np " + std::to_string(np) +
+                        " /bin/sh -c " + sh_quote(script) + " sh";
+  for (const auto& a : args) command += " " + sh_quote(a);
+  command += " </dev/null >" + sh_quote((dir / "stdout").string()) + " 2>" +
+             sh_quote((dir / "stderr").string());
+
+  RunResult r;
+  r.command = "mpiexec -np " + std::to_string(np) + " " + shown;
+  r.np = np;
+  const auto start = std::chrono::steady_clock::now();
+  const int raw = std::system(command.c_str());
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  r.status = raw != -1 && WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  r.out = read_file(dir / "stdout");
+  r.err = read_file(dir / "stderr");
+  for (int rank = 0; rank < np; ++rank) {
+    const fs::path f = rank_file + std::to_string(rank);
+    int code = -1;
+    if (fs::exists(f)) {
+      const std::string text = read_file(f);
+      char* end = nullptr;
+      const long value = std::strtol(text.c_str(), &end, 10);
+      if (end != text.c_str() && (*end == '\n' || *end == '\0')) code = static_cast<int>(value);
+    }
+    r.rank_status.push_back(code);
+  }
+  return r;
+}
+
+/// Runs the binary directly (no mpiexec: MPI singleton).
+RunResult run_serial(const std::vector<std::string>& args) {
+  const fs::path dir = scratch_dir("runs/serial");
+  std::string command = sh_quote(KEMBED_BINARY);
+  for (const auto& a : args) command += " " + sh_quote(a);
+  RunResult r;
+  r.command = command;
+  command += " </dev/null >" + sh_quote((dir / "stdout").string()) + " 2>" +
+             sh_quote((dir / "stderr").string());
+  const int raw = std::system(command.c_str());
+  r.status = raw != -1 && WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  r.out = read_file(dir / "stdout");
+  r.err = read_file(dir / "stderr");
+  return r;
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+/// Entries of `dir` (names) that look like kembed staging directories.
+std::vector<std::string> staging_leftovers(const fs::path& dir) {
+  std::vector<std::string> found;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return found;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    if (!name.empty() && name[0] == '.' && contains(name, ".tmp-")) found.push_back(name);
+  }
+  return found;
+}
+
+std::vector<std::string> sorted_names(const fs::path& dir) {
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(dir))
+    names.push_back(entry.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// ---------------------------------------------------------------------------
+// Data: generation, writing, reading
+// ---------------------------------------------------------------------------
+
+/// A dense row-major matrix.
+struct Matrix {
+  std::size_t rows = 0, cols = 0;
+  std::vector<double> v;
+  double& operator()(std::size_t i, std::size_t j) { return v[i * cols + j]; }
+  double operator()(std::size_t i, std::size_t j) const { return v[i * cols + j]; }
+};
+
+Matrix zeros(std::size_t rows, std::size_t cols) { return {rows, cols, std::vector<double>(rows * cols)}; }
+
+/// Two noisy concentric circles (radii 1 and 3) in the plane, n points.
+Matrix noisy_circles(std::size_t n, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<double> angle(0, 2 * M_PI);
+  std::normal_distribution<double> noise(0, 0.1);
+  Matrix x = zeros(n, 2);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double r = i % 2 == 0 ? 1.0 : 3.0, t = angle(gen);
+    x(i, 0) = r * std::cos(t) + noise(gen);
+    x(i, 1) = r * std::sin(t) + noise(gen);
+  }
+  return x;
+}
+
+/// Gaussian cloud in 3-D with clearly distinct variances along skew axes and
+/// a non-zero mean (so the centering matters).
+Matrix skewed_cloud(std::size_t n, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::normal_distribution<double> g(0, 1);
+  const double scale[3] = {3.0, 1.5, 0.5};
+  const double mix[3][3] = {{0.8, 0.4, 0.2}, {-0.3, 0.9, 0.1}, {0.2, -0.1, 1.0}};
+  const double mean[3] = {5.0, -2.0, 0.5};
+  Matrix x = zeros(n, 3);
+  for (std::size_t i = 0; i < n; ++i) {
+    double z[3];
+    for (int a = 0; a < 3; ++a) z[a] = scale[a] * g(gen);
+    for (int b = 0; b < 3; ++b) {
+      x(i, b) = mean[b];
+      for (int a = 0; a < 3; ++a) x(i, b) += z[a] * mix[a][b];
+    }
+  }
+  return x;
+}
+
+std::string format_g17(double v) {
+  char buffer[40];
+  std::snprintf(buffer, sizeof buffer, "%.17g", v);
+  return buffer;
+}
+
+/// Writes `x` as CSV (exact round trip); `header` may be empty.
+void write_csv(const fs::path& path, const Matrix& x, const std::string& header) {
+  std::string text = header.empty() ? "" : header + "\n";
+  for (std::size_t i = 0; i < x.rows; ++i)
+    for (std::size_t j = 0; j < x.cols; ++j)
+      text += format_g17(x(i, j)) + (j + 1 == x.cols ? "\n" : ",");
+  write_file(path, text);
+}
+
+std::string raw_doubles(const Matrix& x) {
+  std::string bytes(x.v.size() * sizeof(double), '\0');
+  std::memcpy(bytes.data(), x.v.data(), bytes.size());
+  return bytes;
+}
+
+/// A version 1.0 .npy header for a C-ordered little-endian float64 matrix,
+/// written from the format description (dict padded to 64 bytes, then '\n').
+std::string npy_header(std::size_t rows, std::size_t cols) {
+  std::string dict = "{'descr': '<f8', 'fortran_order': False, 'shape': (" + std::to_string(rows) +
+                     ", " + std::to_string(cols) + "), }";
+  const std::size_t unpadded = 10 + dict.size() + 1;
+  dict.append((64 - unpadded % 64) % 64, ' ');
+  dict += '\n';
+  std::string out = "\x93NUMPY";
+  out += '\x01';
+  out += '\x00';
+  out += static_cast<char>(dict.size() & 0xff);
+  out += static_cast<char>((dict.size() >> 8) & 0xff);
+  return out + dict;
+}
+
+struct Csv {
+  std::vector<std::string> header;
+  Matrix data;
+};
+
+/// Parses a CSV written by kembed: one header line, then numbers.
+Csv read_result_csv(const fs::path& path) {
+  Csv csv;
+  std::ifstream in(path);
+  std::string line;
+  if (!std::getline(in, line)) return csv;
+  std::stringstream h(line);
+  for (std::string name; std::getline(h, name, ',');) csv.header.push_back(name);
+  csv.data.cols = csv.header.size();
+  while (std::getline(in, line)) {
+    std::stringstream row(line);
+    std::size_t count = 0;
+    for (std::string cell; std::getline(row, cell, ','); ++count) {
+      char* end = nullptr;
+      const double value = std::strtod(cell.c_str(), &end);
+      if (end == cell.c_str() || *end != '\0') {
+        ADD_FAILURE() << path << ": not a number: '" << cell << "'";
+        return csv;
+      }
+      csv.data.v.push_back(value);
+    }
+    if (count != csv.data.cols) {
+      ADD_FAILURE() << path << ": row " << csv.data.rows + 1 << " has " << count
+                    << " values, header has " << csv.data.cols;
+      return csv;
+    }
+    ++csv.data.rows;
+  }
+  return csv;
+}
+
+std::vector<std::string> numbered(const std::string& prefix, int k) {
+  std::vector<std::string> names;
+  for (int j = 1; j <= k; ++j) names.push_back(prefix + std::to_string(j));
+  return names;
+}
+
+/// The result directory of one kpca run, checked for shape and parsed.
+struct KpcaOutput {
+  Matrix embedding;                 ///< n x k
+  std::vector<double> eigenvalues;  ///< k
+  std::vector<double> ratios;       ///< k
+  Json report;
+};
+
+/// Reads and checks the three output files of a run with n samples and k
+/// components; failures are reported through gtest.
+KpcaOutput read_kpca_output(const fs::path& dir, std::size_t n, int k) {
+  KpcaOutput out;
+  EXPECT_EQ(sorted_names(dir), (std::vector<std::string>{"eigenvalues.csv", "embedding.csv", "run.json"}));
+  const Csv emb = read_result_csv(dir / "embedding.csv");
+  EXPECT_EQ(emb.header, numbered("c", k)) << dir / "embedding.csv";
+  EXPECT_EQ(emb.data.rows, n) << dir / "embedding.csv";
+  EXPECT_EQ(emb.data.cols, static_cast<std::size_t>(k)) << dir / "embedding.csv";
+  out.embedding = emb.data;
+  const Csv eig = read_result_csv(dir / "eigenvalues.csv");
+  EXPECT_EQ(eig.header, (std::vector<std::string>{"eigenvalue", "explained_variance_ratio"}));
+  EXPECT_EQ(eig.data.rows, static_cast<std::size_t>(k)) << dir / "eigenvalues.csv";
+  for (std::size_t j = 0; j < eig.data.rows && eig.data.cols == 2; ++j) {
+    out.eigenvalues.push_back(eig.data(j, 0));
+    out.ratios.push_back(eig.data(j, 1));
+  }
+  try {
+    out.report = Json::parse(read_file(dir / "run.json"));
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << dir / "run.json" << " does not parse: " << e.what();
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// Independent references
+// ---------------------------------------------------------------------------
+
+/// Column j of `m` flipped so its entry of largest magnitude is positive
+/// (the documented sign convention), for every column.
+Matrix with_sign_convention(Matrix m) {
+  for (std::size_t j = 0; j < m.cols; ++j) {
+    std::size_t arg = 0;
+    for (std::size_t i = 1; i < m.rows; ++i)
+      if (std::abs(m(i, j)) > std::abs(m(arg, j))) arg = i;
+    if (m(arg, j) < 0)
+      for (std::size_t i = 0; i < m.rows; ++i) m(i, j) = -m(i, j);
+  }
+  return m;
+}
+
+/// Eigen-decomposition of a small symmetric matrix by cyclic Jacobi
+/// rotations: values descending, vectors as the matching columns.
+void jacobi_eigen(Matrix a, std::vector<double>& values, Matrix& vectors) {
+  const std::size_t n = a.rows;
+  Matrix v = zeros(n, n);
+  for (std::size_t i = 0; i < n; ++i) v(i, i) = 1;
+  for (int sweep = 0; sweep < 100; ++sweep) {
+    double off = 0, total = 0;
+    for (std::size_t p = 0; p < n; ++p)
+      for (std::size_t q = 0; q < n; ++q) (p == q ? total : off) += a(p, q) * a(p, q);
+    if (off <= 1e-34 * (total + off)) break;
+    for (std::size_t p = 0; p + 1 < n; ++p)
+      for (std::size_t q = p + 1; q < n; ++q) {
+        if (a(p, q) == 0) continue;
+        // Rotation that zeroes a(p, q) (Golub & Van Loan, symmetric Schur).
+        const double tau = (a(q, q) - a(p, p)) / (2 * a(p, q));
+        const double t = (tau >= 0 ? 1.0 : -1.0) / (std::abs(tau) + std::sqrt(1 + tau * tau));
+        const double c = 1 / std::sqrt(1 + t * t), s = t * c;
+        for (std::size_t k = 0; k < n; ++k) {  // A <- A J
+          const double akp = a(k, p), akq = a(k, q);
+          a(k, p) = c * akp - s * akq;
+          a(k, q) = s * akp + c * akq;
+        }
+        for (std::size_t k = 0; k < n; ++k) {  // A <- J^T A
+          const double apk = a(p, k), aqk = a(q, k);
+          a(p, k) = c * apk - s * aqk;
+          a(q, k) = s * apk + c * aqk;
+        }
+        for (std::size_t k = 0; k < n; ++k) {  // V <- V J
+          const double vkp = v(k, p), vkq = v(k, q);
+          v(k, p) = c * vkp - s * vkq;
+          v(k, q) = s * vkp + c * vkq;
+        }
+      }
+  }
+  std::vector<std::size_t> order(n);
+  for (std::size_t i = 0; i < n; ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return a(x, x) > a(y, y); });
+  values.clear();
+  vectors = zeros(n, n);
+  for (std::size_t j = 0; j < n; ++j) {
+    values.push_back(a(order[j], order[j]));
+    for (std::size_t i = 0; i < n; ++i) vectors(i, j) = v(i, order[j]);
+  }
+}
+
+/// exp(-gamma ||xi - xj||^2), exactly symmetric.
+Matrix rbf_kernel(const Matrix& x, double gamma) {
+  Matrix k = zeros(x.rows, x.rows);
+  for (std::size_t i = 0; i < x.rows; ++i)
+    for (std::size_t j = i; j < x.rows; ++j) {
+      double d2 = 0;
+      for (std::size_t c = 0; c < x.cols; ++c) d2 += (x(i, c) - x(j, c)) * (x(i, c) - x(j, c));
+      k(i, j) = k(j, i) = std::exp(-gamma * d2);
+    }
+  return k;
+}
+
+/// J K J with J = I - 11^T/n.
+Matrix double_center(Matrix k) {
+  const std::size_t n = k.rows;
+  std::vector<double> row_mean(n, 0.0);
+  double mean = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t j = 0; j < n; ++j) row_mean[i] += k(i, j);
+    row_mean[i] /= static_cast<double>(n);
+    mean += row_mean[i];
+  }
+  mean /= static_cast<double>(n);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < n; ++j) k(i, j) += mean - row_mean[i] - row_mean[j];
+  return k;
+}
+
+/// Checks that z_j = sqrt(lambda_j) v_j with (lambda_j, v_j) eigenpairs of
+/// the centered kernel `kc`: K~ z_j = lambda_j z_j, ||z_j||^2 = lambda_j,
+/// z_i . z_j = 0, eigenvalues descending. Tolerances scale with n * eps.
+void expect_eigenpairs_of(const Matrix& kc, const KpcaOutput& out, const std::string& what) {
+  const std::size_t n = kc.rows, k = out.eigenvalues.size();
+  ASSERT_EQ(out.embedding.rows, n) << what;
+  ASSERT_EQ(out.embedding.cols, k) << what;
+  const double tol = 1e3 * static_cast<double>(n) * 2.2e-16;
+  for (std::size_t j = 0; j + 1 < k; ++j)
+    EXPECT_GE(out.eigenvalues[j], out.eigenvalues[j + 1]) << what << ": eigenvalues not descending";
+  for (std::size_t j = 0; j < k; ++j) {
+    const double lambda = out.eigenvalues[j];
+    EXPECT_GT(lambda, 0) << what;
+    double res = 0, norm2 = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      double kz = 0;
+      for (std::size_t l = 0; l < n; ++l) kz += kc(i, l) * out.embedding(l, j);
+      res += (kz - lambda * out.embedding(i, j)) * (kz - lambda * out.embedding(i, j));
+      norm2 += out.embedding(i, j) * out.embedding(i, j);
+    }
+    EXPECT_LT(std::sqrt(res) / (lambda * std::sqrt(lambda)), tol)
+        << what << ": column " << j + 1 << " is not an eigenvector of the centered kernel";
+    EXPECT_NEAR(norm2 / lambda, 1.0, tol) << what << ": ||z_" << j + 1 << "||^2 != lambda";
+    for (std::size_t m = j + 1; m < k; ++m) {
+      double dot = 0;
+      for (std::size_t i = 0; i < n; ++i) dot += out.embedding(i, j) * out.embedding(i, m);
+      EXPECT_LT(std::abs(dot) / std::sqrt(lambda * out.eigenvalues[m]), tol)
+          << what << ": columns " << j + 1 << " and " << m + 1 << " not orthogonal";
+    }
+  }
+}
+
+/// max |a - b| over all entries (infinity on a shape mismatch).
+double max_abs_diff(const Matrix& a, const Matrix& b) {
+  if (a.rows != b.rows || a.cols != b.cols) return INFINITY;
+  double m = 0;
+  for (std::size_t i = 0; i < a.v.size(); ++i) m = std::max(m, std::abs(a.v[i] - b.v[i]));
+  return m;
+}
+
+double max_rel_diff(const std::vector<double>& a, const std::vector<double>& b) {
+  if (a.size() != b.size()) return INFINITY;
+  double m = 0;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    m = std::max(m, std::abs(a[i] - b[i]) / std::max(std::abs(b[i]), 1e-300));
+  return m;
+}
+
+std::vector<std::string> concat(std::vector<std::string> a, const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+/// Runs kpca expecting success; fails the test (fatally) otherwise.
+#define RUN_OK(result_var, args, np)                                          \
+  const RunResult result_var = run_kembed(args, np);                          \
+  ASSERT_FALSE(result_var.timed_out()) << "hang:\n" << result_var.describe(); \
+  ASSERT_TRUE(result_var.all_ranks_succeeded()) << result_var.describe()
+
+// ---------------------------------------------------------------------------
+// 1. Same answer on every rank count, grid shape and block size
+// ---------------------------------------------------------------------------
+
+struct Layout {
+  int np;
+  std::vector<std::string> extra;
+  int nprow, npcol;  ///< expected grid (0: any near-square grid of np ranks)
+};
+
+TEST(KpcaCli, RankInvariance) {
+  const fs::path dir = scratch_dir("rank_invariance");
+  const std::size_t n = 120;
+  const int k = 3;
+  const double gamma = 0.5;
+  const Matrix x = noisy_circles(n, 20240611);
+  write_csv(dir / "circles.csv", x, "x,y");
+  const Matrix kc = double_center(rbf_kernel(x, gamma));
+
+  const std::vector<Layout> layouts = {
+      {1, {}, 1, 1},
+      {2, {}, 0, 0},
+      {3, {}, 0, 0},
+      {4, {}, 2, 2},
+      {4, {"--grid", "4x1"}, 4, 1},
+      {4, {"--grid", "1x4"}, 1, 4},
+      {4, {"--block-size", "7"}, 2, 2},
+      {3, {"--block-size", "7"}, 0, 0},
+  };
+  std::optional<KpcaOutput> reference;
+  for (const Layout& layout : layouts) {
+    std::string label = "np" + std::to_string(layout.np);
+    for (const auto& e : layout.extra) label += "_" + e.substr(e.find_first_not_of('-'));
+    SCOPED_TRACE(label);
+    const fs::path out_dir = dir / ("out_" + label);
+    const auto args = concat({"kpca", "--input", (dir / "circles.csv").string(), "--kernel", "rbf",
+                              "--gamma", "0.5", "--components", std::to_string(k),
+                              "--output-dir", out_dir.string(), "--quiet"},
+                             layout.extra);
+    const RunResult r = run_kembed(args, layout.np);
+    EXPECT_FALSE(r.timed_out()) << "hang:\n" << r.describe();
+    EXPECT_TRUE(r.all_ranks_succeeded()) << r.describe();
+    if (!r.all_ranks_succeeded()) continue;
+    EXPECT_EQ(r.out, "") << "--quiet run printed to stdout";
+    EXPECT_TRUE(staging_leftovers(dir).empty());
+
+    const KpcaOutput out = read_kpca_output(out_dir, n, k);
+    const Json& j = out.report;
+    EXPECT_EQ(j.value("method", ""), "kpca");
+    EXPECT_EQ(j.value("ranks", -1), layout.np);
+    EXPECT_EQ(j.value("n", -1), static_cast<int>(n));
+    EXPECT_EQ(j.value("components", -1), k);
+    ASSERT_TRUE(j.contains("grid") && j["grid"].contains("nprow") && j["grid"].contains("npcol"));
+    const int nprow = j["grid"]["nprow"], npcol = j["grid"]["npcol"];
+    EXPECT_EQ(nprow * npcol, layout.np);
+    if (layout.nprow) {
+      EXPECT_EQ(nprow, layout.nprow);
+      EXPECT_EQ(npcol, layout.npcol);
+    }
+    // Independent of the other runs: the eigen-equation of J K J, K computed here.
+    expect_eigenpairs_of(kc, out, label);
+
+    if (!reference) {
+      reference = out;
+      continue;
+    }
+    EXPECT_LT(max_rel_diff(out.eigenvalues, reference->eigenvalues), 1e-10);
+    EXPECT_LT(max_abs_diff(out.embedding, reference->embedding), 1e-8);
+  }
+  EXPECT_TRUE(reference.has_value()) << "the 1-rank run failed; nothing to compare with";
+}
+
+// ---------------------------------------------------------------------------
+// 2. Linear kernel = PCA of the centered data (Jacobi reference)
+// ---------------------------------------------------------------------------
+
+struct LinearCase {
+  int np;
+  std::vector<std::string> extra;
+};
+
+std::ostream& operator<<(std::ostream& os, const LinearCase& c) {
+  os << "np " << c.np;
+  for (const auto& e : c.extra) os << ' ' << e;
+  return os;
+}
+
+class LinearOracle : public ::testing::TestWithParam<LinearCase> {};
+
+TEST_P(LinearOracle, MatchesPcaScores) {
+  const LinearCase& c = GetParam();
+  std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  std::replace(name.begin(), name.end(), '/', '_');
+  const fs::path dir = scratch_dir("linear_oracle_" + name);
+  const std::size_t n = 60, d = 3;
+  const Matrix x = skewed_cloud(n, 7);
+  write_csv(dir / "cloud.csv", x, "");
+
+  // Reference: Xc = X - mean, C = Xc^T Xc = U diag(mu) U^T, scores = Xc U.
+  Matrix xc = x;
+  for (std::size_t j = 0; j < d; ++j) {
+    double mean = 0;
+    for (std::size_t i = 0; i < n; ++i) mean += x(i, j);
+    mean /= static_cast<double>(n);
+    for (std::size_t i = 0; i < n; ++i) xc(i, j) -= mean;
+  }
+  Matrix scatter = zeros(d, d);
+  for (std::size_t a = 0; a < d; ++a)
+    for (std::size_t b = 0; b < d; ++b)
+      for (std::size_t i = 0; i < n; ++i) scatter(a, b) += xc(i, a) * xc(i, b);
+  std::vector<double> mu;
+  Matrix u;
+  jacobi_eigen(scatter, mu, u);
+  ASSERT_GT(mu[0] / mu[1], 1.5) << "test data: eigenvalues too close for a stable comparison";
+  ASSERT_GT(mu[1] / mu[2], 1.5) << "test data: eigenvalues too close for a stable comparison";
+  Matrix scores = zeros(n, d);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < d; ++j)
+      for (std::size_t a = 0; a < d; ++a) scores(i, j) += xc(i, a) * u(a, j);
+  scores = with_sign_convention(scores);
+
+  const fs::path out_dir = dir / "out";
+  const auto args = concat({"kpca", "--input", (dir / "cloud.csv").string(), "--kernel", "linear",
+                            "--components", "3", "--output-dir", out_dir.string(), "--quiet"},
+                           c.extra);
+  RUN_OK(r, args, c.np);
+  const KpcaOutput out = read_kpca_output(out_dir, n, 3);
+  ASSERT_EQ(out.eigenvalues.size(), d);
+  // Eigenvalues of Xc Xc^T are those of Xc^T Xc = (n-1) * covariance.
+  for (std::size_t j = 0; j < d; ++j)
+    EXPECT_NEAR(out.eigenvalues[j] / mu[j], 1.0, 1e-10) << "eigenvalue " << j + 1;
+  // The embedding as printed must already follow the sign convention.
+  EXPECT_EQ(max_abs_diff(with_sign_convention(out.embedding), out.embedding), 0.0)
+      << "embedding columns do not follow the sign convention";
+  EXPECT_LT(max_abs_diff(out.embedding, scores), 1e-8) << "embedding != PCA scores Xc U";
+  // With k = d the three components carry all of the variance.
+  double ratio_sum = 0;
+  for (double ratio : out.ratios) ratio_sum += ratio;
+  EXPECT_NEAR(ratio_sum, 1.0, 1e-12);
+  for (std::size_t j = 0; j < d; ++j)
+    EXPECT_NEAR(out.ratios[j], mu[j] / (mu[0] + mu[1] + mu[2]), 1e-12);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    KpcaCli, LinearOracle,
+    ::testing::Values(LinearCase{1, {}}, LinearCase{3, {}}, LinearCase{1, {"--block-size", "16"}},
+                      LinearCase{4, {"--block-size", "16"}}, LinearCase{2, {"--solver", "evr"}}),
+    [](const ::testing::TestParamInfo<LinearCase>& info) {
+      std::string name = "np" + std::to_string(info.param.np);
+      for (const auto& e : info.param.extra)
+        for (char ch : e)
+          if (std::isalnum(static_cast<unsigned char>(ch))) name += ch;
+      return name.empty() ? std::string("default") : name;
+    });
+
+// ---------------------------------------------------------------------------
+// 3. Input formats agree; precomputed kernel = rbf
+// ---------------------------------------------------------------------------
+
+// Block size 16 keeps these tests about formats; default-block behaviour is
+// covered by RankInvariance and LinearOracle.
+TEST(KpcaCli, FormatsAndPrecomputedAgree) {
+  const fs::path dir = scratch_dir("formats");
+  const std::size_t n = 120;
+  const Matrix x = noisy_circles(n, 99);
+  write_csv(dir / "x.csv", x, "a,b");
+  write_file(dir / "x.npy", npy_header(n, 2) + raw_doubles(x));
+  write_file(dir / "x.bin", raw_doubles(x));
+  write_csv(dir / "kernel.csv", rbf_kernel(x, 2.0), "");
+
+  const std::vector<std::string> common = {"--gamma", "2", "--components", "2", "--block-size", "16",
+                                           "--quiet"};
+  std::map<std::string, KpcaOutput> results;
+  const std::vector<std::pair<std::string, std::vector<std::string>>> runs = {
+      {"csv", {"--input", (dir / "x.csv").string(), "--kernel", "rbf"}},
+      {"npy", {"--input", (dir / "x.npy").string(), "--kernel", "rbf"}},
+      {"bin", {"--input", (dir / "x.bin").string(), "--rows", std::to_string(n), "--cols", "2",
+               "--kernel", "rbf"}},
+      {"precomputed", {"--input", (dir / "kernel.csv").string(), "--kernel", "precomputed"}},
+  };
+  for (const auto& [name, input_args] : runs) {
+    SCOPED_TRACE(name);
+    const fs::path out_dir = dir / ("out_" + name);
+    const auto args = concat(concat({"kpca"}, input_args),
+                             concat(common, {"--output-dir", out_dir.string()}));
+    RUN_OK(r, args, 2);
+    results[name] = read_kpca_output(out_dir, n, 2);
+    const std::string expected_format = name == "precomputed" || name == "csv" ? "text" : name;
+    EXPECT_EQ(results[name].report["input"].value("format", ""), expected_format);
+    EXPECT_EQ(results[name].report["input"].value("rows", -1), static_cast<int>(n));
+  }
+  expect_eigenpairs_of(double_center(rbf_kernel(x, 2.0)), results["csv"], "csv");
+  for (const char* name : {"npy", "bin"}) {
+    EXPECT_LT(max_abs_diff(results[name].embedding, results["csv"].embedding), 1e-12) << name;
+    EXPECT_LT(max_rel_diff(results[name].eigenvalues, results["csv"].eigenvalues), 1e-12) << name;
+  }
+  EXPECT_LT(max_abs_diff(results["precomputed"].embedding, results["csv"].embedding), 1e-8);
+  EXPECT_LT(max_rel_diff(results["precomputed"].eigenvalues, results["csv"].eigenvalues), 1e-10);
+}
+
+// ---------------------------------------------------------------------------
+// 4. --config
+// ---------------------------------------------------------------------------
+
+TEST(KpcaCli, ConfigFile) {
+  const fs::path dir = scratch_dir("config");
+  const std::size_t n = 80;
+  const Matrix x = noisy_circles(n, 5);
+  write_csv(dir / "x.csv", x, "");
+  const fs::path from_file = dir / "from_file", from_cli = dir / "from_cli",
+                 overridden = dir / "overridden";
+  write_file(dir / "run.ini", "# kembed settings\ninput = " + (dir / "x.csv").string() +
+                                  "\nkernel = rbf\ngamma = 2\ncomponents = 2\nblock-size = 16\n"
+                                  "output-dir = " + from_file.string() + "\n");
+
+  RUN_OK(a, (std::vector<std::string>{"kpca", "--config", (dir / "run.ini").string(), "--quiet"}), 2);
+  RUN_OK(b, (std::vector<std::string>{"kpca", "--input", (dir / "x.csv").string(), "--kernel", "rbf",
+                                      "--gamma", "2", "--components", "2", "--block-size", "16",
+                                      "--output-dir", from_cli.string(), "--quiet"}),
+         2);
+  const KpcaOutput file_out = read_kpca_output(from_file, n, 2);
+  const KpcaOutput cli_out = read_kpca_output(from_cli, n, 2);
+  EXPECT_LT(max_abs_diff(file_out.embedding, cli_out.embedding), 1e-12);
+  EXPECT_LT(max_rel_diff(file_out.eigenvalues, cli_out.eigenvalues), 1e-12);
+  EXPECT_EQ(file_out.report["kernel"].value("gamma", 0.0), 2.0);
+  expect_eigenpairs_of(double_center(rbf_kernel(x, 2.0)), file_out, "config");
+
+  // The command line wins over the file (both for k and for the output dir).
+  RUN_OK(c, (std::vector<std::string>{"kpca", "--config", (dir / "run.ini").string(), "--components",
+                                      "3", "--output-dir", overridden.string(), "--quiet"}),
+         2);
+  const KpcaOutput over = read_kpca_output(overridden, n, 3);
+  EXPECT_EQ(over.report.value("components", -1), 3);
+  ASSERT_EQ(over.eigenvalues.size(), 3u);
+  EXPECT_LT(max_rel_diff({over.eigenvalues[0], over.eigenvalues[1]}, cli_out.eigenvalues), 1e-10);
+
+  // An unknown key is an error, and nothing is written.
+  const fs::path bad_out = dir / "bad_out";
+  write_file(dir / "bad.ini", "input = " + (dir / "x.csv").string() + "\nfrobnicate = 1\noutput-dir = " +
+                                  bad_out.string() + "\n");
+  const RunResult bad = run_kembed({"kpca", "--config", (dir / "bad.ini").string()}, 2);
+  EXPECT_FALSE(bad.timed_out()) << bad.describe();
+  EXPECT_NE(bad.status, 0) << bad.describe();
+  EXPECT_TRUE(bad.no_rank_succeeded()) << bad.describe();
+  EXPECT_TRUE(contains(bad.err, "kembed: error:")) << bad.describe();
+  EXPECT_TRUE(contains(bad.err, "frobnicate")) << bad.describe();
+  EXPECT_FALSE(fs::exists(bad_out));
+  EXPECT_TRUE(staging_leftovers(dir).empty());
+}
+
+// ---------------------------------------------------------------------------
+// 5. Bad input: every rank fails, rank 0 says why, nothing is left behind
+// ---------------------------------------------------------------------------
+
+/// One bad invocation. In args and fragments, {D} is the data directory and
+/// {O} the output directory of the run.
+struct BadCase {
+  std::string name;
+  std::vector<std::string> args;       ///< after "kpca"
+  std::vector<std::string> fragments;  ///< all must appear in stderr
+};
+
+std::ostream& operator<<(std::ostream& os, const BadCase& c) { return os << c.name; }
+
+/// Writes the bad (and a few good) input files once; returns their directory.
+const fs::path& bad_inputs_dir() {
+  static const fs::path dir = [] {
+    const fs::path d = scratch_dir("bad_inputs");
+    write_csv(d / "good.csv", noisy_circles(10, 3), "x,y");
+    // Line numbers are physical lines: the header and comment count.
+    write_file(d / "ragged.csv", "x,y\n# a comment\n1,2\n3,4\n5\n6,7\n");
+    write_file(d / "nonnum.csv", "1,2,3\n4,5,6\n7,abc,9\n");
+    write_file(d / "nan.csv", "a,b\n1,2\n\nnan,3\n");
+    write_file(d / "empty.csv", "");
+    write_file(d / "header.csv", "x,y,z\n");
+    fs::create_directories(d / "adir.csv");
+    const Matrix ten = noisy_circles(10, 4);
+    // The truncated_npy case below quotes these sizes: 128 + 160 bytes, cut to 228.
+    if (npy_header(10, 2).size() != 128) ADD_FAILURE() << "npy header is not 128 bytes";
+    write_file(d / "trunc.npy", (npy_header(10, 2) + raw_doubles(ten)).substr(0, 128 + 100));
+    write_file(d / "size.bin", raw_doubles(ten));  // 10 x 2 -> 160 bytes
+    write_file(d / "asym.csv", "1,0.5,0.25\n0.5,1,0.1\n0.3,0.1,1\n");
+    write_file(d / "nonsquare.csv", "1,0,0,0\n0,1,0,0\n0,0,1,0\n");
+    write_file(d / "regular_file", "not a directory\n");
+    return d;
+  }();
+  return dir;
+}
+
+std::string substitute(std::string s, const std::string& data, const std::string& out) {
+  for (const auto& [key, value] : {std::pair<std::string, std::string>{"{D}", data}, {"{O}", out}})
+    for (std::size_t at; (at = s.find(key)) != std::string::npos;) s.replace(at, key.size(), value);
+  return s;
+}
+
+const std::vector<std::string> kGood = {"--input", "{D}/good.csv"};
+const std::vector<std::string> kOut = {"--output-dir", "{O}"};
+
+std::vector<std::string> with_input(const std::string& input, std::vector<std::string> rest = {}) {
+  return concat(concat({"--input", input}, rest), kOut);
+}
+std::vector<std::string> good_with(std::vector<std::string> rest) { return concat(concat(kGood, rest), kOut); }
+
+const std::vector<BadCase> kBadCases = {
+    {"ragged_row", with_input("{D}/ragged.csv"), {"{D}/ragged.csv:5: expected 2 values, found 1"}},
+    {"non_numeric", with_input("{D}/nonnum.csv"), {"{D}/nonnum.csv:3: column 2: not a number: 'abc'"}},
+    {"nan_cell", with_input("{D}/nan.csv"), {"{D}/nan.csv:4: column 1: non-finite value 'nan'"}},
+    {"empty_file", with_input("{D}/empty.csv"), {"{D}/empty.csv: no data rows"}},
+    {"header_only", with_input("{D}/header.csv"), {"{D}/header.csv: header line but no data rows"}},
+    {"missing_file", with_input("{D}/missing.csv"),
+     {"cannot open '{D}/missing.csv': No such file or directory"}},
+    {"directory_input", with_input("{D}/adir.csv"), {"cannot open '{D}/adir.csv': Is a directory"}},
+    {"truncated_npy", with_input("{D}/trunc.npy"),
+     {"{D}/trunc.npy: .npy file has 228 bytes", "needs 288 bytes", "truncated"}},
+    {"bin_size_mismatch", with_input("{D}/size.bin", {"--rows", "10", "--cols", "3"}),
+     {"{D}/size.bin: .bin file has 160 bytes, but --rows 10 --cols 3 needs 240 bytes"}},
+    {"bin_without_rows", with_input("{D}/size.bin"), {"{D}/size.bin", "--rows and --cols"}},
+    {"gamma_zero", good_with({"--gamma", "0"}), {"--gamma must be positive"}},
+    {"gamma_negative", good_with({"--gamma", "-1"}), {"--gamma must be positive"}},
+    {"gamma_negative_eq", good_with({"--gamma=-1"}), {"--gamma must be positive"}},
+    {"degree_zero", good_with({"--kernel", "poly", "--degree", "0"}), {"--degree must be at least 1"}},
+    {"block_size_zero", good_with({"--block-size", "0"}), {"--block-size must be at least 1"}},
+    {"grid_3x3", good_with({"--grid", "3x3"}), {"process grid 3x3 does not match"}},
+    {"grid_foo", good_with({"--grid", "foo"}), {"--grid expects PxQ", "'foo'"}},
+    {"unknown_option", good_with({"--frobnicate"}), {"unrecognised option '--frobnicate'"}},
+    {"unknown_kernel", good_with({"--kernel", "gauss"}), {"unknown kernel 'gauss'"}},
+    {"components_zero", good_with({"--components", "0"}), {"--components must be at least 1"}},
+    {"components_above_n", good_with({"--components", "11"}),
+     {"--components 11 exceeds the number of samples (10)", "{D}/good.csv"}},
+    {"asymmetric_precomputed", with_input("{D}/asym.csv", {"--kernel", "precomputed"}),
+     {"{D}/asym.csv: precomputed kernel is not symmetric: entry ("}},
+    {"nonsquare_precomputed", with_input("{D}/nonsquare.csv", {"--kernel", "precomputed"}),
+     {"{D}/nonsquare.csv: a precomputed kernel must be square, found 3 x 4"}},
+    {"output_is_file", concat(kGood, {"--output-dir", "{D}/regular_file"}),
+     {"output path '{D}/regular_file' exists and is not a directory"}},
+    {"output_parent_missing", concat(kGood, {"--output-dir", "{D}/no_such_parent/out"}),
+     {"parent directory '{D}/no_such_parent' does not exist"}},
+    {"missing_config", concat(kGood, {"--config", "{D}/missing.ini", "--output-dir", "{O}"}),
+     {"{D}/missing.ini"}},
+};
+
+class BadInput : public ::testing::TestWithParam<std::tuple<BadCase, int>> {};
+
+TEST_P(BadInput, FailsCleanlyOnEveryRank) {
+  const auto& [bad, np] = GetParam();
+  const fs::path& data = bad_inputs_dir();
+  const fs::path out = data / ("out_" + bad.name + "_np" + std::to_string(np));
+  const std::string regular_before = read_file(data / "regular_file");
+  std::vector<std::string> args = {"kpca"};
+  for (const auto& a : bad.args) args.push_back(substitute(a, data.string(), out.string()));
+
+  const RunResult r = run_kembed(args, np);
+  EXPECT_FALSE(r.timed_out()) << "hang (killed by mpiexec --timeout):\n" << r.describe();
+  EXPECT_NE(r.status, 0) << r.describe();
+  EXPECT_TRUE(r.no_rank_succeeded()) << "some rank exited 0:\n" << r.describe();
+  EXPECT_TRUE(contains(r.err, "kembed: error: ")) << r.describe();
+  EXPECT_FALSE(contains(r.err, "internal error")) << r.describe();
+  for (const auto& f : bad.fragments) {
+    const std::string fragment = substitute(f, data.string(), out.string());
+    EXPECT_TRUE(contains(r.err, fragment)) << "missing '" << fragment << "' in:\n" << r.describe();
+  }
+  // Nothing written: no result, no staging directory, bystanders untouched.
+  EXPECT_FALSE(fs::exists(out)) << out;
+  EXPECT_FALSE(fs::exists(data / "no_such_parent"));
+  EXPECT_TRUE(fs::is_regular_file(data / "regular_file"));
+  EXPECT_EQ(read_file(data / "regular_file"), regular_before);
+  EXPECT_EQ(staging_leftovers(data), std::vector<std::string>{});
+}
+
+INSTANTIATE_TEST_SUITE_P(KpcaCli, BadInput,
+                         ::testing::Combine(::testing::ValuesIn(kBadCases), ::testing::Values(1, 4)),
+                         [](const ::testing::TestParamInfo<std::tuple<BadCase, int>>& info) {
+                           return std::get<0>(info.param).name + "_np" +
+                                  std::to_string(std::get<1>(info.param));
+                         });
+
+// ---------------------------------------------------------------------------
+// 6. The result directory is replaced atomically
+// ---------------------------------------------------------------------------
+
+std::map<std::string, std::string> snapshot(const fs::path& dir) {
+  std::map<std::string, std::string> files;
+  for (const auto& entry : fs::directory_iterator(dir))
+    files[entry.path().filename().string()] = read_file(entry.path());
+  return files;
+}
+
+TEST(KpcaCli, AtomicReplacement) {
+  const fs::path dir = scratch_dir("atomic");
+  const std::size_t n = 50;
+  write_csv(dir / "x.csv", noisy_circles(n, 11), "");
+  write_file(dir / "bad.csv", "1,2\n3,4\n5,oops\n");
+  const fs::path out = dir / "result";
+  auto args = [&](const std::string& input, int k) {
+    return std::vector<std::string>{"kpca", "--input", (dir / input).string(), "--components",
+                                    std::to_string(k), "--block-size", "16", "--output-dir",
+                                    out.string(), "--quiet"};
+  };
+
+  RUN_OK(first, args("x.csv", 2), 2);
+  read_kpca_output(out, n, 2);
+  // A file that only the earlier result has: a full replacement removes it.
+  write_file(out / "stale.txt", "from an earlier run\n");
+  const auto before = snapshot(out);
+
+  const RunResult failed = run_kembed(args("bad.csv", 3), 2);
+  EXPECT_FALSE(failed.timed_out()) << failed.describe();
+  EXPECT_NE(failed.status, 0) << failed.describe();
+  EXPECT_TRUE(contains(failed.err, (dir / "bad.csv").string() + ":3: column 2: not a number"))
+      << failed.describe();
+  EXPECT_EQ(snapshot(out), before) << "a failed run changed the earlier result";
+  EXPECT_EQ(staging_leftovers(dir), std::vector<std::string>{});
+
+  RUN_OK(second, args("x.csv", 3), 2);
+  EXPECT_FALSE(fs::exists(out / "stale.txt")) << "stale file survived the replacement";
+  const KpcaOutput replaced = read_kpca_output(out, n, 3);
+  EXPECT_EQ(replaced.report.value("components", -1), 3);
+  EXPECT_EQ(staging_leftovers(dir), std::vector<std::string>{});
+
+  // Same with a trailing slash on the output path, as in the usage line.
+  RUN_OK(third, args("x.csv", 1), 2);
+  std::vector<std::string> slash_args = args("x.csv", 2);
+  slash_args[8] = out.string() + "/";
+  RUN_OK(fourth, slash_args, 2);
+  read_kpca_output(out, n, 2);
+  EXPECT_EQ(staging_leftovers(dir), std::vector<std::string>{});
+}
+
+// ---------------------------------------------------------------------------
+// 7. --help and --version
+// ---------------------------------------------------------------------------
+
+TEST(KpcaCli, HelpAndVersion) {
+  RUN_OK(help, (std::vector<std::string>{"kpca", "--help"}), 1);
+  for (const char* option : {"--input", "--output-dir", "--kernel", "--gamma", "--degree", "--coef0",
+                             "--components", "--solver", "--block-size", "--grid", "--config",
+                             "--rows", "--cols", "--quiet"})
+    EXPECT_TRUE(contains(help.out, option)) << "--help does not mention " << option << ":\n" << help.out;
+  EXPECT_EQ(help.err, "");
+
+  // Help is printed once (by rank 0), however many ranks run.
+  RUN_OK(help2, (std::vector<std::string>{"kpca", "--help"}), 2);
+  EXPECT_EQ(help2.out, help.out);
+
+  RUN_OK(version, (std::vector<std::string>{"--version"}), 1);
+  EXPECT_TRUE(contains(version.out, "kembed ")) << version.out;
+  const RunResult plain = run_serial({"--version"});
+  EXPECT_EQ(plain.status, 0) << plain.describe();
+  EXPECT_EQ(plain.out, version.out);
+}
+
+}  // namespace
