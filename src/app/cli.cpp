@@ -1,23 +1,100 @@
 #include "kembed/app/cli.hpp"
 
 #include <cstdio>
+#include <fstream>
+#include <sstream>
 
-#include "kembed/app/kpca_command.hpp"
-#include "kembed/app/options.hpp"
+#include "kembed/app/command.hpp"
 #include "kembed/core/error.hpp"
+#include "kembed/core/version.hpp"
 #include "kembed/mpi/comm.hpp"
 
+namespace po = boost::program_options;
+
 namespace kembed::app {
+
+namespace {
+
+std::string usage() {
+  std::ostringstream out;
+  out << "usage: mpirun -np P kembed <command> [options]\n\ncommands:\n";
+  for (const auto& c : commands()) out << "  " << c.name << std::string(12 - std::string(c.name).size(), ' ') << c.summary << "\n";
+  out << "\n  kembed <command> --help   options of a command\n"
+      << "  kembed --version          version and built solvers\n";
+  return out.str();
+}
+
+const Command& find_command(const std::string& name) {
+  for (const auto& c : commands())
+    if (name == c.name) return c;
+  throw Error("unknown command '" + name + "'\n" + usage());
+}
+
+// What the command line asks for: a command to run, or text to print.
+struct Request {
+  const Command* command = nullptr;
+  po::variables_map vm;
+  std::string text;
+};
+
+// Parses `kembed <command> [options] [--config FILE]`; the command line wins
+// over the INI file. Deterministic: every rank gets the same result.
+Request parse(int argc, char** argv) {
+  Request request;
+  if (argc < 2) throw Error("no command given\n" + usage());
+  const std::string name = argv[1];
+  if (name == "--help" || name == "-h" || name == "help") {
+    request.text = usage();
+    return request;
+  }
+  if (name == "--version") {
+    request.text = version_text();
+    return request;
+  }
+  const Command& command = find_command(name);
+  po::options_description all;
+  po::options_description general("general");
+  general.add_options()("help,h", "print this help and exit")(
+      "config", po::value<std::string>(), "INI file with the same keys (command line wins)");
+  all.add(command.options()).add(general);
+  try {
+    po::store(po::command_line_parser(argc - 1, argv + 1).options(all).run(), request.vm);
+    if (request.vm.count("help")) {
+      std::ostringstream out;
+      out << "usage: mpirun -np P kembed " << name << " [options]\n" << command.summary << "\n"
+          << all;
+      request.text = out.str();
+      return request;
+    }
+    if (request.vm.count("config")) {
+      const auto path = request.vm["config"].as<std::string>();
+      std::ifstream in(path);
+      if (!in) throw Error("cannot open config file '" + path + "'");
+      try {
+        po::store(po::parse_config_file(in, all, false), request.vm);
+      } catch (const po::error& e) {
+        throw Error(path + ": " + e.what());
+      }
+    }
+    po::notify(request.vm);
+  } catch (const po::error& e) {
+    throw Error(std::string(e.what()) + " (see kembed " + name + " --help)");
+  }
+  request.command = &command;
+  return request;
+}
+
+}  // namespace
 
 int run(int argc, char** argv) {
   const Comm world = Comm::world();
   try {
-    Parsed parsed;
-    collectively(world, [&] { parsed = parse_command_line(argc, argv); });
-    if (parsed.kpca) {
-      run_kpca(*parsed.kpca, world);
+    Request request;
+    collectively(world, [&] { request = parse(argc, argv); });
+    if (request.command) {
+      request.command->run(request.vm, world);
     } else if (world.is_root()) {
-      std::fputs(parsed.text.c_str(), stdout);
+      std::fputs(request.text.c_str(), stdout);
     }
     return 0;
   } catch (const Error& e) {

@@ -10,11 +10,6 @@ namespace kembed::app {
 
 namespace {
 
-BlacsGrid make_grid(const Comm& world, const std::optional<GridShape>& shape) {
-  if (!shape) return BlacsGrid(world);
-  return BlacsGrid(world, shape->nprow, shape->npcol);
-}
-
 Json kernel_report(const Kernel& kernel) {
   Json j;
   j["name"] = kernel.name();
@@ -36,34 +31,47 @@ std::string eigenvalues_csv(const KpcaResult& r) {
 
 }  // namespace
 
-void run_kpca(const KpcaOptions& options, const Comm& world) {
-  const CommonOptions& common = options.common;
+po::options_description kpca_options() {
+  po::options_description all;
+  all.add(InputOptions::description("data file (.csv/.tsv/.txt, .npy, .bin), or the kernel "
+                                    "matrix with --kernel precomputed"))
+      .add(OutputOptions::description())
+      .add(SolveOptions::description())
+      .add(KernelOptions::description());
+  return all;
+}
+
+void run_kpca(const po::variables_map& vm, const Comm& world) {
+  const InputOptions in(vm);
+  const OutputOptions out_options(vm);
+  const SolveOptions solve(vm);
+  const KernelOptions kernel(vm);
   PhaseTimer timer;
   timer.start("read");
   collectively(world, [&] {
-    if (world.is_root()) io::check_output_path(common.output_dir);
+    if (world.is_root()) io::check_output_path(out_options.output_dir);
   });
-  const BlacsGrid grid = make_grid(world, common.grid);
-  auto file = io::open_matrix_file(world, common.input, {common.rows, common.cols});
+  const BlacsGrid grid = solve.make_grid(world);
+  auto file = io::open_matrix_file(world, in.input, in.hints);
 
-  KpcaSettings settings{options.kernel, common.components, common.solver, common.block_size};
+  KpcaSettings settings{kernel.kernel, solve.components, solve.solver, solve.block_size};
   const KpcaResult result = fit_kpca(*file, grid, settings, timer);
 
   timer.start("write");
   std::unique_ptr<io::OutputDir> out;
   collectively(world, [&] {
     if (!world.is_root()) return;
-    out = std::make_unique<io::OutputDir>(common.output_dir);
+    out = std::make_unique<io::OutputDir>(out_options.output_dir);
     out->write("embedding.csv",
-               io::format_csv(io::numbered_columns("c", common.components), result.embedding));
+               io::format_csv(io::numbered_columns("c", solve.components), result.embedding));
     out->write("eigenvalues.csv", eigenvalues_csv(result));
   });
   timer.stop();
 
-  Json report = common_report("kpca", common, *file, grid, timer);
+  Json report = common_report("kpca", solve, *file, grid, timer);
   report["n"] = result.n;
   report["d"] = result.d;
-  report["components"] = common.components;
+  report["components"] = solve.components;
   report["kernel"] = kernel_report(result.kernel);
   report["centering"] = "K~ = J K J, J = I - 11^T/n (feature-space mean removed)";
   report["eigenvalues"] = result.eigenvalues;
@@ -81,10 +89,10 @@ void run_kpca(const KpcaOptions& options, const Comm& world) {
     out->write("run.json", report.dump(2) + "\n");
     out->commit();
   });
-  say(world, common.quiet,
+  say(world, out_options.quiet,
       "kembed kpca: n = " + std::to_string(result.n) + ", k = " +
-          std::to_string(common.components) + ", " + std::to_string(world.size()) +
-          " ranks; results in " + common.output_dir + "/ (embedding.csv, eigenvalues.csv, run.json)");
+          std::to_string(solve.components) + ", " + std::to_string(world.size()) +
+          " ranks; results in " + out_options.output_dir + "/ (embedding.csv, eigenvalues.csv, run.json)");
 }
 
 }  // namespace kembed::app

@@ -8,7 +8,7 @@
 
 namespace kembed::app {
 
-Json common_report(const std::string& method, const CommonOptions& options,
+Json common_report(const std::string& method, const SolveOptions& options,
                    const io::MatrixFile& input, const BlacsGrid& grid, const PhaseTimer& timer) {
   const Comm& comm = grid.comm();
   Json report;

@@ -1,14 +1,20 @@
 #pragma once
-/// @file Command-line and INI options, parsed once into validated structs.
+/// @file Option groups shared by the commands, parsed into validated structs.
+/// Each command (src/app/*_command.cpp) assembles the groups it needs; the
+/// rest of the program never touches a variables_map.
+#include <boost/program_options.hpp>
 #include <cstdint>
 #include <optional>
 #include <string>
-#include <vector>
 
+#include "kembed/io/matrix_file.hpp"
 #include "kembed/kernel/kernel.hpp"
+#include "kembed/linalg/blacs_grid.hpp"
 #include "kembed/spectral/eigensolver.hpp"
 
 namespace kembed::app {
+
+namespace po = boost::program_options;
 
 /// A process grid asked for with --grid PxQ.
 struct GridShape {
@@ -17,34 +23,39 @@ struct GridShape {
   static GridShape parse(const std::string& text);
 };
 
-/// Options every method shares.
-struct CommonOptions {
+/// --input, --rows, --cols: where the data come from.
+struct InputOptions {
   std::string input;
-  std::int64_t rows = -1, cols = -1;  ///< shape of a .bin input
+  io::FileHints hints;  ///< shape of a .bin input
+  static po::options_description description(const char* input_help);
+  explicit InputOptions(const po::variables_map& vm, const char* key = "input");
+};
+
+/// --output-dir, --quiet.
+struct OutputOptions {
   std::string output_dir;
+  bool quiet = false;
+  static po::options_description description();
+  explicit OutputOptions(const po::variables_map& vm);
+};
+
+/// --components, --solver, --block-size, --grid: how to decompose.
+struct SolveOptions {
   int components = 2;
   Solver solver = Solver::evd;
   int block_size = 64;
   std::optional<GridShape> grid;
-  bool quiet = false;
+  static po::options_description description();
+  explicit SolveOptions(const po::variables_map& vm);
+  /// Collective: the grid asked for, or the near-square one.
+  BlacsGrid make_grid(const Comm& world) const;
 };
 
-struct KpcaOptions {
-  CommonOptions common;
+/// --kernel, --gamma, --degree, --coef0.
+struct KernelOptions {
   Kernel kernel;
+  static po::options_description description();
+  explicit KernelOptions(const po::variables_map& vm);
 };
-
-/// The outcome of parsing: options to run, or text to print (help, version).
-struct Parsed {
-  std::optional<KpcaOptions> kpca;
-  std::string text;  ///< printed by rank 0 when no method runs
-};
-
-/// Parses `kembed <subcommand> [options]` (argv[0] is the program). Options may
-/// also come from `--config FILE` (INI, same keys without dashes); the command
-/// line wins. Throws Error for unknown subcommands or options, bad values and
-/// inconsistent combinations. Serial and deterministic (every rank gets the
-/// same result).
-Parsed parse_command_line(int argc, const char* const* argv);
 
 }  // namespace kembed::app

@@ -14,7 +14,7 @@ using Json = nlohmann::ordered_json;
 
 /// Collective: method, version, input, grid, block size, solver, phase
 /// times (max over ranks, with their total) and peak memory per rank.
-Json common_report(const std::string& method, const CommonOptions& options,
+Json common_report(const std::string& method, const SolveOptions& options,
                    const io::MatrixFile& input, const BlacsGrid& grid, const PhaseTimer& timer);
 
 /// Collective: prints `message` on rank 0 of `comm` (unless quiet).
