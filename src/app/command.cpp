@@ -1,12 +1,17 @@
 #include "kembed/app/command.hpp"
 
+#include "kembed/app/generate_command.hpp"
 #include "kembed/app/kpca_command.hpp"
+#include "kembed/app/transform_command.hpp"
 
 namespace kembed::app {
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> all = {
+      {"generate", "write a synthetic data set (.npy) in parallel", generate_options, run_generate},
       {"kpca", "kernel PCA of a data matrix (or of a precomputed kernel)", kpca_options, run_kpca},
+      {"transform", "project new data with a saved model (OUTPUT-DIR/model)", transform_options,
+       run_transform},
   };
   return all;
 }

@@ -1,10 +1,15 @@
 #include "kembed/app/kpca_command.hpp"
 
+#include <optional>
+
+#include "kembed/app/options.hpp"
 #include "kembed/app/run_report.hpp"
 #include "kembed/core/error.hpp"
 #include "kembed/io/csv_writer.hpp"
+#include "kembed/io/model.hpp"
 #include "kembed/io/output_dir.hpp"
 #include "kembed/spectral/kpca.hpp"
+#include "kembed/spectral/kpca_transform.hpp"
 
 namespace kembed::app {
 
@@ -20,6 +25,15 @@ Json kernel_report(const Kernel& kernel) {
   return j;
 }
 
+Kernel kernel_from_report(const Json& j) {
+  Kernel kernel;
+  kernel.type = Kernel::parse(j.at("name").get<std::string>());
+  kernel.gamma = j.value("gamma", 0.0);
+  kernel.degree = j.value("degree", 3);
+  kernel.coef0 = j.value("coef0", 1.0);
+  return kernel;
+}
+
 std::string eigenvalues_csv(const KpcaResult& r) {
   std::vector<double> table;
   for (std::size_t j = 0; j < r.eigenvalues.size(); ++j) {
@@ -27,6 +41,38 @@ std::string eigenvalues_csv(const KpcaResult& r) {
     table.push_back(r.explained_ratio[j]);
   }
   return io::format_csv({"eigenvalue", "explained_variance_ratio"}, table);
+}
+
+// Collective: writes model/ into the staging directory `out` (rank 0).
+void save_model(const Comm& world, const io::OutputDir* out, io::MatrixFile& file,
+                const KpcaResult& r, int k) {
+  std::optional<io::ModelWriter> writer;
+  collectively(world, [&] {
+    if (!world.is_root()) return;
+    writer.emplace(out->file("model"));
+    writer->add("coefficients", {r.n, k, r.coefficients});
+    writer->add("kernel_col_means", {1, r.n, r.col_means});
+    writer->add("eigenvalues", {1, k, r.eigenvalues});
+  });
+  Json manifest;
+  manifest["method"] = "kpca";
+  manifest["kembed_version"] = KEMBED_VERSION;
+  manifest["n"] = r.n;
+  manifest["d"] = r.d;
+  manifest["k"] = k;
+  manifest["kernel"] = kernel_report(r.kernel);
+  manifest["kernel_grand_mean"] = r.grand_mean;
+  manifest["embedding_scale"] = "sqrt(eigenvalue)";
+  if (r.kernel.type != KernelType::precomputed) {
+    std::string path = world.is_root() ? writer->dir() + "/X.npy" : std::string();
+    world.broadcast(path);
+    manifest["data_fingerprint_fnv1a64"] = io::copy_to_npy(world, file, path);
+  }
+  collectively(world, [&] {
+    if (!world.is_root()) return;
+    if (r.kernel.type != KernelType::precomputed) writer->add_written("X", r.n, r.d);
+    writer->finish(manifest);
+  });
 }
 
 }  // namespace
@@ -43,35 +89,37 @@ po::options_description kpca_options() {
 
 void run_kpca(const po::variables_map& vm, const Comm& world) {
   const InputOptions in(vm);
-  const OutputOptions out_options(vm);
+  const OutputOptions output(vm);
   const SolveOptions solve(vm);
   const KernelOptions kernel(vm);
   PhaseTimer timer;
   timer.start("read");
   collectively(world, [&] {
-    if (world.is_root()) io::check_output_path(out_options.output_dir);
+    if (world.is_root()) io::check_output_path(output.output_dir);
   });
-  const BlacsGrid grid = solve.make_grid(world);
-  auto file = io::open_matrix_file(world, in.input, in.hints);
+  const BlacsGrid grid = solve.layout.make_grid(world);
+  auto file = in.open(world);  // --input, or --generate in memory
 
-  KpcaSettings settings{kernel.kernel, solve.components, solve.solver, solve.block_size};
+  const int k = solve.components;
+  KpcaSettings settings{kernel.kernel, k, solve.solver, solve.layout.block_size};
   const KpcaResult result = fit_kpca(*file, grid, settings, timer);
 
   timer.start("write");
   std::unique_ptr<io::OutputDir> out;
   collectively(world, [&] {
     if (!world.is_root()) return;
-    out = std::make_unique<io::OutputDir>(out_options.output_dir);
-    out->write("embedding.csv",
-               io::format_csv(io::numbered_columns("c", solve.components), result.embedding));
+    out = std::make_unique<io::OutputDir>(output.output_dir);
+    out->write("embedding.csv", io::format_csv(io::numbered_columns("c", k), result.embedding));
     out->write("eigenvalues.csv", eigenvalues_csv(result));
   });
+  save_model(world, out.get(), *file, result, k);
   timer.stop();
 
-  Json report = common_report("kpca", solve, *file, grid, timer);
+  Json report = common_report("kpca", solve.layout.block_size, *file, grid, timer);
+  report["solver"] = solver_name(solve.solver);
   report["n"] = result.n;
   report["d"] = result.d;
-  report["components"] = solve.components;
+  report["components"] = k;
   report["kernel"] = kernel_report(result.kernel);
   report["centering"] = "K~ = J K J, J = I - 11^T/n (feature-space mean removed)";
   report["eigenvalues"] = result.eigenvalues;
@@ -89,10 +137,29 @@ void run_kpca(const po::variables_map& vm, const Comm& world) {
     out->write("run.json", report.dump(2) + "\n");
     out->commit();
   });
-  say(world, out_options.quiet,
-      "kembed kpca: n = " + std::to_string(result.n) + ", k = " +
-          std::to_string(solve.components) + ", " + std::to_string(world.size()) +
-          " ranks; results in " + out_options.output_dir + "/ (embedding.csv, eigenvalues.csv, run.json)");
+  say(world, output.quiet,
+      "kembed kpca: n = " + std::to_string(result.n) + ", k = " + std::to_string(k) + ", " +
+          std::to_string(world.size()) + " ranks; results in " + output.output_dir +
+          "/ (embedding.csv, eigenvalues.csv, run.json, model/)");
+}
+
+Projection project_kpca(const io::Model& model, io::MatrixFile& points, const BlacsGrid& grid,
+                        int block_size) {
+  const Comm& comm = grid.comm();
+  const Json& m = model.manifest();
+  KpcaProjection p;
+  collectively(comm, [&] {
+    p.kernel = kernel_from_report(m.at("kernel"));
+    p.n = m.at("n").get<std::int64_t>();
+    p.d = m.at("d").get<std::int64_t>();
+    p.k = m.at("k").get<int>();
+    p.grand_mean = m.at("kernel_grand_mean").get<double>();
+  });
+  p.col_means = model.small(comm, "kernel_col_means", 1, p.n).values;
+  auto coefficients = model.large(comm, "coefficients");
+  std::unique_ptr<io::MatrixFile> training;
+  if (p.kernel.type != KernelType::precomputed) training = model.large(comm, "X");
+  return {p.k, kpca_transform(p, training.get(), *coefficients, points, grid, block_size)};
 }
 
 }  // namespace kembed::app

@@ -4,6 +4,7 @@
 #include <regex>
 
 #include "kembed/core/error.hpp"
+#include "kembed/io/synthetic.hpp"
 
 namespace kembed::app {
 
@@ -28,18 +29,37 @@ po::options_description InputOptions::description(const char* input_help) {
   po::options_description d("input");
   d.add_options()
       ("input,i", po::value<std::string>(), input_help)
-      ("rows", po::value<std::int64_t>(), "number of rows of a .bin input")
-      ("cols", po::value<std::int64_t>(), "number of columns of a .bin input");
+      ("rows", po::value<std::int64_t>(), "number of rows of a .bin input or of --generate")
+      ("cols", po::value<std::int64_t>(), "number of columns of a .bin input or of --generate")
+      ("generate", po::value<std::string>(), "instead of --input: generate blobs, circles, moons, "
+       "swissroll or gaussian (--rows N [--cols D] [--seed S]) in memory; see kembed generate")
+      ("seed", po::value<std::int64_t>()->default_value(0), "random seed of --generate");
   return d;
 }
 
 InputOptions::InputOptions(const po::variables_map& vm, const char* key) {
-  if (!vm.count(key)) throw Error(std::string("missing --") + key);
-  input = get<std::string>(vm, key);
+  if (vm.count("generate")) {
+    if (vm.count(key)) throw Error(std::string("give either --") + key + " or --generate, not both");
+    generate = get<std::string>(vm, "generate");
+    io::parse_dataset(generate);  // throws on an unknown name
+    if (!vm.count("rows")) throw Error("--generate needs --rows");
+    if (vm.count("seed")) seed = get<std::int64_t>(vm, "seed");
+    if (seed < 0) throw Error("--seed must be at least 0");
+  } else {
+    if (!vm.count(key)) throw Error(std::string("missing --") + key + " (or --generate DATASET --rows N)");
+    input = get<std::string>(vm, key);
+  }
   if (vm.count("rows")) hints.rows = get<std::int64_t>(vm, "rows");
   if (vm.count("cols")) hints.cols = get<std::int64_t>(vm, "cols");
   if (vm.count("rows") && hints.rows < 1) throw Error("--rows must be at least 1");
   if (vm.count("cols") && hints.cols < 1) throw Error("--cols must be at least 1");
+}
+
+std::unique_ptr<io::MatrixFile> InputOptions::open(const Comm& comm) const {
+  if (generate.empty()) return io::open_matrix_file(comm, input, hints);
+  const io::Dataset dataset = io::parse_dataset(generate);
+  const std::int64_t cols = hints.cols > 0 ? hints.cols : io::default_cols(dataset);
+  return io::synthetic_matrix(comm, {dataset, hints.rows, cols, static_cast<std::uint64_t>(seed)});
 }
 
 po::options_description OutputOptions::description() {
@@ -56,27 +76,37 @@ OutputOptions::OutputOptions(const po::variables_map& vm) {
   quiet = get<bool>(vm, "quiet");
 }
 
-po::options_description SolveOptions::description() {
-  po::options_description d("decomposition");
+po::options_description LayoutOptions::description() {
+  po::options_description d("layout");
   d.add_options()
-      ("components,k", po::value<int>()->default_value(2), "number of components K")
-      ("solver", po::value<std::string>()->default_value("evd"),
-       "eigensolver: evd (pdsyevd, all eigenpairs) or evr (pdsyevr, top K only)")
       ("block-size", po::value<int>()->default_value(64), "ScaLAPACK block size NB")
       ("grid", po::value<std::string>(), "process grid PxQ (default: near-square)");
   return d;
 }
 
-SolveOptions::SolveOptions(const po::variables_map& vm) {
-  components = get<int>(vm, "components");
-  if (components < 1) throw Error("--components must be at least 1");
-  solver = parse_solver(get<std::string>(vm, "solver"));
+LayoutOptions::LayoutOptions(const po::variables_map& vm) {
   block_size = get<int>(vm, "block-size");
   if (block_size < 1) throw Error("--block-size must be at least 1");
   if (vm.count("grid")) grid = GridShape::parse(get<std::string>(vm, "grid"));
 }
 
-BlacsGrid SolveOptions::make_grid(const Comm& world) const {
+po::options_description SolveOptions::description() {
+  po::options_description d("decomposition");
+  d.add_options()
+      ("components,k", po::value<int>()->default_value(2), "number of components K")
+      ("solver", po::value<std::string>()->default_value("evd"),
+       "eigensolver: evd (pdsyevd, all eigenpairs) or evr (pdsyevr, top K only)");
+  d.add(LayoutOptions::description());
+  return d;
+}
+
+SolveOptions::SolveOptions(const po::variables_map& vm) : layout(vm) {
+  components = get<int>(vm, "components");
+  if (components < 1) throw Error("--components must be at least 1");
+  solver = parse_solver(get<std::string>(vm, "solver"));
+}
+
+BlacsGrid LayoutOptions::make_grid(const Comm& world) const {
   if (!grid) return BlacsGrid(world);
   return BlacsGrid(world, grid->nprow, grid->npcol);
 }

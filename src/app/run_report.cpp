@@ -8,8 +8,8 @@
 
 namespace kembed::app {
 
-Json common_report(const std::string& method, const SolveOptions& options,
-                   const io::MatrixFile& input, const BlacsGrid& grid, const PhaseTimer& timer) {
+Json common_report(const std::string& method, int block_size, const io::MatrixFile& input,
+                   const BlacsGrid& grid, const PhaseTimer& timer) {
   const Comm& comm = grid.comm();
   Json report;
   report["method"] = method;
@@ -20,8 +20,7 @@ Json common_report(const std::string& method, const SolveOptions& options,
                      {"cols", input.cols()}};
   report["ranks"] = comm.size();
   report["grid"] = {{"nprow", grid.nprow()}, {"npcol", grid.npcol()}};
-  report["block_size"] = options.block_size;
-  report["solver"] = solver_name(options.solver);
+  report["block_size"] = block_size;
   const char* threads = std::getenv("OPENBLAS_NUM_THREADS");
   report["openblas_num_threads"] = threads ? threads : "unset";
   Json times = Json::object();

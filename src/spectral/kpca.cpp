@@ -77,7 +77,11 @@ KpcaResult fit_kpca(io::MatrixFile& file, const BlacsGrid& grid, const KpcaSetti
   build_kernel(file, result.kernel, kmat, &timer, true);
 
   timer.start("center");
-  center_kernel(kmat);
+  {
+    CenteringStats stats = center_kernel(kmat);
+    result.col_means = std::move(stats.col_means);
+    result.grand_mean = stats.grand_mean;
+  }
   result.trace = trace(kmat);
   result.frobenius_norm = frobenius_norm(kmat);
 
@@ -119,10 +123,13 @@ KpcaResult fit_kpca(io::MatrixFile& file, const BlacsGrid& grid, const KpcaSetti
   const auto v = pairs.vectors.gather_to_root();
   if (comm.is_root()) {
     result.embedding.resize(std::size_t(n) * k);
+    result.coefficients.resize(std::size_t(n) * k);
     for (int j = 0; j < k; ++j) {
       const double scale = std::sqrt(result.eigenvalues[j]);
-      for (std::int64_t i = 0; i < n; ++i)
+      for (std::int64_t i = 0; i < n; ++i) {
         result.embedding[std::size_t(i) * k + j] = v[std::size_t(j) * n + i] * scale;
+        result.coefficients[std::size_t(i) * k + j] = v[std::size_t(j) * n + i] / scale;
+      }
     }
   }
 

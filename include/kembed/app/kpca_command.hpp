@@ -1,15 +1,20 @@
 #pragma once
-/// @file `kembed kpca`: options -> grid -> fit -> result directory.
+/// @file `kembed kpca`: options -> grid -> fit -> result directory and model.
 #include <boost/program_options.hpp>
 
+#include "kembed/app/transform_command.hpp"
 #include "kembed/mpi/comm.hpp"
 
 namespace kembed::app {
 
 boost::program_options::options_description kpca_options();
 
-/// Collective: runs kernel PCA and commits embedding.csv, eigenvalues.csv and
-/// run.json to the output directory. Throws agreed Errors.
+/// Collective: runs kernel PCA and commits embedding.csv, eigenvalues.csv,
+/// run.json and model/ to the output directory. Throws agreed Errors.
 void run_kpca(const boost::program_options::variables_map& vm, const Comm& world);
+
+/// Collective: projects new points with a kernel PCA model (see Projector).
+Projection project_kpca(const io::Model& model, io::MatrixFile& points, const BlacsGrid& grid,
+                        int block_size);
 
 }  // namespace kembed::app

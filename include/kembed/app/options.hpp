@@ -23,12 +23,17 @@ struct GridShape {
   static GridShape parse(const std::string& text);
 };
 
-/// --input, --rows, --cols: where the data come from.
+/// --input, --rows, --cols (or --generate DATASET --rows N --cols D --seed S
+/// instead of --input): where the data come from.
 struct InputOptions {
   std::string input;
-  io::FileHints hints;  ///< shape of a .bin input
+  io::FileHints hints;     ///< shape of a .bin input, or of the generated data
+  std::string generate;    ///< data set of --generate; empty when reading --input
+  std::int64_t seed = 0;   ///< --seed of --generate
   static po::options_description description(const char* input_help);
   explicit InputOptions(const po::variables_map& vm, const char* key = "input");
+  /// Collective: the matrix of --input, or the one --generate computes in memory.
+  std::unique_ptr<io::MatrixFile> open(const Comm& comm) const;
 };
 
 /// --output-dir, --quiet.
@@ -39,16 +44,24 @@ struct OutputOptions {
   explicit OutputOptions(const po::variables_map& vm);
 };
 
-/// --components, --solver, --block-size, --grid: how to decompose.
-struct SolveOptions {
-  int components = 2;
-  Solver solver = Solver::evd;
+/// --block-size, --grid: how matrices are laid out over the ranks.
+struct LayoutOptions {
   int block_size = 64;
   std::optional<GridShape> grid;
   static po::options_description description();
-  explicit SolveOptions(const po::variables_map& vm);
+  explicit LayoutOptions(const po::variables_map& vm);
   /// Collective: the grid asked for, or the near-square one.
   BlacsGrid make_grid(const Comm& world) const;
+};
+
+/// --components, --solver (and the layout): how to decompose.
+struct SolveOptions {
+  int components = 2;
+  Solver solver = Solver::evd;
+  LayoutOptions layout;
+  /// The solver options and the layout options.
+  static po::options_description description();
+  explicit SolveOptions(const po::variables_map& vm);
 };
 
 /// --kernel, --gamma, --degree, --coef0.

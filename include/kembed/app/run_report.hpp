@@ -12,10 +12,10 @@ namespace kembed::app {
 
 using Json = nlohmann::ordered_json;
 
-/// Collective: method, version, input, grid, block size, solver, phase
-/// times (max over ranks, with their total) and peak memory per rank.
-Json common_report(const std::string& method, const SolveOptions& options,
-                   const io::MatrixFile& input, const BlacsGrid& grid, const PhaseTimer& timer);
+/// Collective: method, version, input, grid, block size, phase times (max
+/// over ranks, with their total) and peak memory per rank.
+Json common_report(const std::string& method, int block_size, const io::MatrixFile& input,
+                   const BlacsGrid& grid, const PhaseTimer& timer);
 
 /// Collective: prints `message` on rank 0 of `comm` (unless quiet).
 void say(const Comm& comm, bool quiet, const std::string& message);

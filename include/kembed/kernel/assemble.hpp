@@ -22,7 +22,7 @@ std::vector<double> read_panel(io::MatrixFile& file, const BlockCyclic1D& dist);
 void assemble_kernel(const Kernel& kernel, const std::vector<double>& row_panel,
                      const std::vector<double>& col_panel, int d, DistMatrix& k);
 
-/// Collective: reads the n x n matrix in `file` into the block-cyclic `k`,
+/// Collective: reads the m x n matrix in `file` into the block-cyclic `k`,
 /// one block row at a time (memory: one nb x n stripe per rank).
 /// @pre file is k.rows() x k.cols()
 void read_block_cyclic(io::MatrixFile& file, DistMatrix& k);

@@ -30,6 +30,9 @@ struct KpcaResult {
   double frobenius_norm = 0;              ///< ||K~||_F
   double smallest_gap = 0;                ///< min relative gap among the top k+1 (when known)
   std::vector<double> embedding;          ///< rank 0 only: n x k row-major, V_k sqrt(Lambda_k)
+  std::vector<double> coefficients;       ///< rank 0 only: n x k row-major, a_j = v_j / sqrt(lambda_j)
+  std::vector<double> col_means;          ///< column means of the uncentered kernel (length n)
+  double grand_mean = 0;                  ///< mean of all entries of the uncentered kernel
 };
 
 /// Collective over the grid: kernel PCA of the n x d data in `file` (or of

@@ -1,0 +1,79 @@
+#pragma once
+/// @file Saved models: a directory with manifest.json and .npy arrays.
+///
+/// A fit writes everything projection needs; `kembed transform` reads it
+/// back. Small arrays (means, eigenvalues, coefficients) are read on rank 0
+/// and broadcast; large ones (training samples) are read in parallel through
+/// io::MatrixFile like any input.
+#include <cstdint>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "kembed/io/matrix_file.hpp"
+#include "kembed/mpi/comm.hpp"
+
+namespace kembed::io {
+
+using Json = nlohmann::ordered_json;
+
+/// Format identifier and version written into every manifest.
+inline constexpr const char* kModelFormat = "kembed-model";
+inline constexpr int kModelFormatVersion = 1;
+
+/// A dense row-major array held in memory.
+struct Array {
+  std::int64_t rows = 0, cols = 0;
+  std::vector<double> values;
+};
+
+/// Writes a model directory. Serial: use on rank 0 only.
+class ModelWriter {
+ public:
+  /// Creates `dir` (its parent must exist).
+  explicit ModelWriter(std::string dir);
+  /// Writes `name`.npy (float64, C order) and records it in the manifest.
+  void add(const std::string& name, const Array& array);
+  /// Records an array written to `name`.npy in dir() by other means.
+  void add_written(const std::string& name, std::int64_t rows, std::int64_t cols);
+  /// Writes manifest.json: `manifest` plus format, version and array list.
+  void finish(Json manifest);
+  const std::string& dir() const { return dir_; }
+
+ private:
+  std::string dir_;
+  Json arrays_ = Json::object();
+};
+
+/// Collective: copies the matrix in `source` to `path` as .npy, streaming it
+/// through rank 0 in chunks. Returns (on every rank) a 64-bit FNV-1a
+/// fingerprint of the values, as 16 hex digits.
+std::string copy_to_npy(const Comm& comm, MatrixFile& source, const std::string& path);
+
+/// A model directory opened for reading (read-only; nothing is ever written).
+class Model {
+ public:
+  /// Collective: rank 0 reads and checks manifest.json (format, version,
+  /// that every listed array exists); every rank gets the manifest. Errors
+  /// name the directory and are agreed.
+  static Model open(const Comm& comm, const std::string& dir);
+
+  const Json& manifest() const { return manifest_; }
+  const std::string& dir() const { return dir_; }
+  std::string method() const { return manifest_.value("method", ""); }
+
+  /// Collective: a small array, read by rank 0 and broadcast to all ranks.
+  /// Checks its shape when expected_rows/cols >= 0.
+  Array small(const Comm& comm, const std::string& name, std::int64_t expected_rows = -1,
+              std::int64_t expected_cols = -1) const;
+  /// Collective: a large array, opened for parallel reading.
+  std::unique_ptr<MatrixFile> large(const Comm& comm, const std::string& name) const;
+
+ private:
+  std::string array_path(const std::string& name) const;
+  std::string dir_;
+  Json manifest_;
+};
+
+}  // namespace kembed::io

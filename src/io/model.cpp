@@ -1,0 +1,185 @@
+#include "kembed/io/model.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "kembed/core/error.hpp"
+
+namespace fs = std::filesystem;
+
+namespace kembed::io {
+
+namespace {
+
+// A version 1.0 .npy header for a C-order float64 array, padded so the data
+// start at a multiple of 64 bytes.
+std::string npy_header(std::int64_t rows, std::int64_t cols) {
+  std::string dict = "{'descr': '<f8', 'fortran_order': False, 'shape': (" +
+                     std::to_string(rows) + ", " + std::to_string(cols) + "), }";
+  const std::size_t unpadded = 10 + dict.size() + 1;
+  dict.append((64 - unpadded % 64) % 64, ' ');
+  dict += '\n';
+  std::string header = "\x93NUMPY";
+  header += '\x01';
+  header += '\x00';
+  header += static_cast<char>(dict.size() & 0xff);
+  header += static_cast<char>((dict.size() >> 8) & 0xff);
+  return header + dict;
+}
+
+void write_all(std::FILE* f, const void* data, std::size_t bytes, const std::string& path) {
+  if (bytes && std::fwrite(data, 1, bytes, f) != bytes) {
+    std::fclose(f);
+    throw Error("cannot write '" + path + "'");
+  }
+}
+
+std::uint64_t fnv1a(std::uint64_t hash, const void* data, std::size_t bytes) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  for (std::size_t i = 0; i < bytes; ++i) hash = (hash ^ p[i]) * 1099511628211ULL;
+  return hash;
+}
+
+}  // namespace
+
+ModelWriter::ModelWriter(std::string dir) : dir_(std::move(dir)) {
+  std::error_code ec;
+  fs::create_directory(dir_, ec);
+  if (ec) throw Error("cannot create model directory '" + dir_ + "': " + ec.message());
+}
+
+void ModelWriter::add(const std::string& name, const Array& array) {
+  const std::string path = (fs::path(dir_) / (name + ".npy")).string();
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (!f) throw Error("cannot write '" + path + "'");
+  const std::string header = npy_header(array.rows, array.cols);
+  write_all(f, header.data(), header.size(), path);
+  write_all(f, array.values.data(), array.values.size() * sizeof(double), path);
+  if (std::fflush(f) != 0 || ::fsync(fileno(f)) != 0 || std::fclose(f) != 0)
+    throw Error("cannot write '" + path + "'");
+  add_written(name, array.rows, array.cols);
+}
+
+void ModelWriter::add_written(const std::string& name, std::int64_t rows, std::int64_t cols) {
+  arrays_[name] = {{"file", name + ".npy"}, {"rows", rows}, {"cols", cols}};
+}
+
+void ModelWriter::finish(Json manifest) {
+  Json out;
+  out["format"] = kModelFormat;
+  out["format_version"] = kModelFormatVersion;
+  for (auto it = manifest.begin(); it != manifest.end(); ++it) out[it.key()] = it.value();
+  out["arrays"] = arrays_;
+  const std::string path = (fs::path(dir_) / "manifest.json").string();
+  std::ofstream file(path);
+  file << out.dump(2) << "\n";
+  file.close();
+  if (!file) throw Error("cannot write '" + path + "'");
+}
+
+std::string copy_to_npy(const Comm& comm, MatrixFile& source, const std::string& path) {
+  const std::int64_t rows = source.rows(), cols = source.cols();
+  const std::int64_t chunk = std::max<std::int64_t>(1, (std::int64_t{8} << 20) / cols);
+  std::FILE* f = nullptr;
+  collectively(comm, [&] {
+    if (!comm.is_root()) return;
+    f = std::fopen(path.c_str(), "wb");
+    if (!f) throw Error("cannot write '" + path + "'");
+    const std::string header = npy_header(rows, cols);
+    write_all(f, header.data(), header.size(), path);
+  });
+  std::uint64_t hash = 1469598103934665603ULL;
+  for (std::int64_t begin = 0; begin < rows; begin += chunk) {
+    std::vector<RowRange> want;
+    if (comm.is_root()) want.push_back({begin, std::min(rows, begin + chunk)});
+    const auto values = source.read_rows(want);
+    collectively(comm, [&] {
+      if (!comm.is_root()) return;
+      const std::size_t bytes = values.size() * sizeof(double);
+      hash = fnv1a(hash, values.data(), bytes);
+      write_all(f, values.data(), bytes, path);
+    });
+  }
+  collectively(comm, [&] {
+    if (!comm.is_root()) return;
+    if (std::fflush(f) != 0 || ::fsync(fileno(f)) != 0 || std::fclose(f) != 0)
+      throw Error("cannot write '" + path + "'");
+  });
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
+  std::string fingerprint = hex;
+  comm.broadcast(fingerprint);
+  return fingerprint;
+}
+
+Model Model::open(const Comm& comm, const std::string& dir) {
+  Model model;
+  model.dir_ = dir;
+  std::string text;
+  collectively(comm, [&] {
+    if (!comm.is_root()) return;
+    const std::string path = (fs::path(dir) / "manifest.json").string();
+    std::ifstream in(path);
+    if (!in) throw Error("cannot open model '" + dir + "': no readable manifest.json");
+    std::stringstream buffer;
+    buffer << in.rdbuf();
+    text = buffer.str();
+    Json manifest;
+    try {
+      manifest = Json::parse(text);
+    } catch (const std::exception& e) {
+      throw Error(path + ": not a valid model manifest (" + e.what() + ")");
+    }
+    if (!manifest.is_object() || manifest.value("format", "") != kModelFormat)
+      throw Error(path + ": not a kembed model manifest");
+    if (manifest.value("format_version", 0) != kModelFormatVersion)
+      throw Error(path + ": unsupported model format version");
+    if (!manifest.contains("arrays") || !manifest["arrays"].is_object())
+      throw Error(path + ": manifest lists no arrays");
+    for (auto it = manifest["arrays"].begin(); it != manifest["arrays"].end(); ++it) {
+      const auto file = (fs::path(dir) / it.value().value("file", "")).string();
+      struct stat st {};
+      if (::stat(file.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+        throw Error("model '" + dir + "' is incomplete: missing " + file);
+    }
+  });
+  comm.broadcast(text);
+  model.manifest_ = Json::parse(text);
+  return model;
+}
+
+std::string Model::array_path(const std::string& name) const {
+  if (!manifest_["arrays"].contains(name))
+    throw Error("model '" + dir_ + "' has no array '" + name + "'");
+  return (fs::path(dir_) / manifest_["arrays"][name].value("file", "")).string();
+}
+
+Array Model::small(const Comm& comm, const std::string& name, std::int64_t expected_rows,
+                   std::int64_t expected_cols) const {
+  std::string path;
+  collectively(comm, [&] { path = array_path(name); });
+  auto file = open_matrix_file(comm, path);
+  std::string error;
+  if ((expected_rows >= 0 && file->rows() != expected_rows) ||
+      (expected_cols >= 0 && file->cols() != expected_cols))
+    error = path + ": expected shape (" + std::to_string(expected_rows) + ", " +
+            std::to_string(expected_cols) + "), found (" + std::to_string(file->rows()) + ", " +
+            std::to_string(file->cols()) + ")";
+  agree(comm, error);
+  Array array{file->rows(), file->cols(), {}};
+  array.values = file->read_rows({{0, file->rows()}});
+  return array;
+}
+
+std::unique_ptr<MatrixFile> Model::large(const Comm& comm, const std::string& name) const {
+  std::string path;
+  collectively(comm, [&] { path = array_path(name); });
+  return open_matrix_file(comm, path);
+}
+
+}  // namespace kembed::io
