@@ -6,7 +6,7 @@
 
 namespace kembed {
 
-void fix_signs(DistMatrix& v) {
+std::vector<double> fix_signs(DistMatrix& v) {
   const Comm& comm = v.grid().comm();
   const auto cols = static_cast<std::size_t>(v.cols());
   std::vector<double> largest(cols, 0.0);
@@ -40,6 +40,7 @@ void fix_signs(DistMatrix& v) {
     if (s < 0)
       for (int li = 0; li < v.local_rows(); ++li) v.local(li, lj) = -v.local(li, lj);
   }
+  return sign;
 }
 
 }  // namespace kembed

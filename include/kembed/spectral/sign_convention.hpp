@@ -1,5 +1,7 @@
 #pragma once
 /// @file The sign convention that makes eigenvectors independent of the grid.
+#include <vector>
+
 #include "kembed/linalg/dist_matrix.hpp"
 
 namespace kembed {
@@ -11,7 +13,8 @@ inline constexpr double kSignTieTolerance = 1e-8;
 /// value is positive. Among entries whose magnitude is within a relative
 /// kSignTieTolerance of the largest, the first (lowest global row) decides,
 /// so round-off differences between grids cannot change the choice.
-/// Returns nothing; v is modified in place.
-void fix_signs(DistMatrix& v);
+/// Returns the factor (+1 or -1) applied to each column, on every rank, so
+/// that quantities paired with the columns (principal axes) can follow.
+std::vector<double> fix_signs(DistMatrix& v);
 
 }  // namespace kembed
