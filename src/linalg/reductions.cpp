@@ -16,10 +16,12 @@ double trace(const DistMatrix& a) {
 std::vector<double> column_norms(const DistMatrix& a) {
   // Sum of squares per column after scaling by the column's largest entry.
   std::vector<double> scale(a.cols(), 0.0);
-  for (int lj = 0; lj < a.local_cols(); ++lj)
-    for (int li = 0; li < a.local_rows(); ++li)
-      scale[a.col_dist().to_global(lj)] =
-          std::max(scale[a.col_dist().to_global(lj)], std::abs(a.local(li, lj)));
+  for (int lj = 0; lj < a.local_cols(); ++lj) {
+    const double* column = a.data() + std::size_t(lj) * a.ld();
+    double largest = 0;
+    for (int li = 0; li < a.local_rows(); ++li) largest = std::max(largest, std::abs(column[li]));
+    scale[a.col_dist().to_global(lj)] = largest;
+  }
   const Comm& comm = a.grid().comm();
   MPI_Allreduce(MPI_IN_PLACE, scale.data(), static_cast<int>(scale.size()), MPI_DOUBLE, MPI_MAX,
                 comm.get());
@@ -27,10 +29,11 @@ std::vector<double> column_norms(const DistMatrix& a) {
   for (int lj = 0; lj < a.local_cols(); ++lj) {
     const std::int64_t j = a.col_dist().to_global(lj);
     if (scale[j] == 0) continue;
-    for (int li = 0; li < a.local_rows(); ++li) {
-      const double v = a.local(li, lj) / scale[j];
-      sums[j] += v * v;
-    }
+    const double inverse = 1 / scale[j];
+    const double* column = a.data() + std::size_t(lj) * a.ld();
+    double sum = 0;
+    for (int li = 0; li < a.local_rows(); ++li) sum += (column[li] * inverse) * (column[li] * inverse);
+    sums[j] = sum;
   }
   comm.sum_in_place(sums);
   for (std::size_t j = 0; j < sums.size(); ++j) sums[j] = scale[j] * std::sqrt(sums[j]);
