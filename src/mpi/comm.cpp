@@ -47,9 +47,9 @@ double Comm::max(double v) const {
 }
 
 double Comm::sum(double v) const {
-  double r = 0;
-  MPI_Allreduce(&v, &r, 1, MPI_DOUBLE, MPI_SUM, comm_);
-  return r;
+  std::vector<double> one{v};
+  sum_in_place(one);
+  return one[0];
 }
 
 long long Comm::max(long long v) const {
@@ -66,7 +66,15 @@ long long Comm::sum(long long v) const {
 
 void Comm::sum_in_place(std::vector<double>& v) const {
   if (v.empty()) return;
-  MPI_Allreduce(MPI_IN_PLACE, v.data(), static_cast<int>(v.size()), MPI_DOUBLE, MPI_SUM, comm_);
+  // Reduce then broadcast rather than Allreduce: an allreduce may sum in a
+  // different order on each rank, and kembed's ranks must take identical
+  // decisions from identical numbers.
+  const int count = static_cast<int>(v.size());
+  if (rank() == 0)
+    MPI_Reduce(MPI_IN_PLACE, v.data(), count, MPI_DOUBLE, MPI_SUM, 0, comm_);
+  else
+    MPI_Reduce(v.data(), nullptr, count, MPI_DOUBLE, MPI_SUM, 0, comm_);
+  MPI_Bcast(v.data(), count, MPI_DOUBLE, 0, comm_);
 }
 
 void Comm::barrier() const { MPI_Barrier(comm_); }

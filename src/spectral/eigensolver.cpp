@@ -1,6 +1,7 @@
 #include "kembed/spectral/eigensolver.hpp"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "kembed/core/error.hpp"
 #include "kembed/linalg/scalapack.hpp"
@@ -10,15 +11,38 @@ namespace kembed {
 Solver parse_solver(const std::string& name) {
   if (name == "evd") return Solver::evd;
   if (name == "evr") return Solver::evr;
-  throw Error("unknown solver '" + name + "' (expected evd or evr)");
+  if (name == "krylov") return Solver::krylov;
+  throw Error("unknown solver '" + name + "' (expected evd, evr or krylov)");
 }
 
-std::string solver_name(Solver solver) { return solver == Solver::evd ? "evd" : "evr"; }
+std::string solver_name(Solver solver) {
+  switch (solver) {
+    case Solver::evd: return "evd";
+    case Solver::evr: return "evr";
+    case Solver::krylov: return "krylov";
+  }
+  return "?";
+}
 
-Eigenpairs top_eigenpairs(DistMatrix& a, int k, Solver solver) {
+Eigenpairs top_eigenpairs(DistMatrix& a, int k, Solver solver, const KrylovSettings& krylov) {
   const std::int64_t n = a.rows();
   const int nb = a.row_dist().block_size();
-  Eigenpairs result{{}, DistMatrix(a.grid(), n, k, nb, nb), {}};
+  if (solver == Solver::krylov) {
+    KrylovResult r = krylov_top_eigenpairs(a, k, krylov);
+    if (r.converged) {
+      return Eigenpairs{r.values, std::move(r.vectors), {}, true, Solver::krylov, {}, r.cycles,
+                        r.matvecs};
+    }
+    char worst[32];
+    std::snprintf(worst, sizeof worst, "%.3g",
+                  *std::max_element(r.residuals.begin(), r.residuals.end()));
+    Eigenpairs result = top_eigenpairs(a, k, Solver::evr);
+    result.note = "krylov did not reach --tol " + std::to_string(krylov.tol) + " in " +
+                  std::to_string(r.cycles) + " cycles (worst relative residual " + worst +
+                  "); fell back to evr";
+    return result;
+  }
+  Eigenpairs result{{}, DistMatrix(a.grid(), n, k, nb, nb), {}, false, solver, {}, 0, 0};
   // ScaLAPACK returns ascending order; column `first + k - 1 - j` of z holds
   // the j-th largest.
   DistMatrix z(a.grid(), n, n, nb, nb);

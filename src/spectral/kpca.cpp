@@ -86,7 +86,11 @@ KpcaResult fit_kpca(io::MatrixFile& file, const BlacsGrid& grid, const KpcaSetti
   result.frobenius_norm = frobenius_norm(kmat);
 
   timer.start("solve");
-  Eigenpairs pairs = top_eigenpairs(kmat, k, settings.solver);
+  Eigenpairs pairs = top_eigenpairs(kmat, k, settings.solver, settings.krylov);
+  result.solver_used = solver_name(pairs.used);
+  result.solver_note = pairs.note;
+  result.iterations = pairs.iterations;
+  result.matvecs = pairs.matvecs;
   result.eigenvalues = pairs.values;
   result.spectrum = pairs.spectrum;
 
@@ -133,17 +137,19 @@ KpcaResult fit_kpca(io::MatrixFile& file, const BlacsGrid& grid, const KpcaSetti
     }
   }
 
-  // Residuals need K~ again; pdsyevd overwrote it, so rebuild it in place
-  // rather than keep a third n x n matrix.
+  // Residuals need K~ again. pdsyevd and pdsyevr overwrote it: rebuild it in
+  // place rather than keep a third n x n matrix.
   timer.start("residual");
-  build_kernel(file, result.kernel, kmat, nullptr, false);
-  center_kernel(kmat);
+  if (!pairs.input_preserved) {
+    build_kernel(file, result.kernel, kmat, nullptr, false);
+    center_kernel(kmat);
+  }
   const auto norms = residual_norms(kmat, pairs.vectors, pairs.values);
   for (double r : norms) result.residuals.push_back(r / result.frobenius_norm);
   // A last line of defence against a solver that reports success wrongly.
   for (int j = 0; j < k; ++j)
     if (!(result.residuals[j] <= kResidualLimit))
-      agree(comm, "eigensolver " + solver_name(settings.solver) + " returned eigenpair " +
+      agree(comm, "eigensolver " + result.solver_used + " returned eigenpair " +
                       std::to_string(j + 1) + " with relative residual " +
                       std::to_string(result.residuals[j]) + " (limit " +
                       std::to_string(kResidualLimit) + "); the result would be wrong");

@@ -35,7 +35,7 @@ class Comm {
   double sum(double v) const;
   long long max(long long v) const;
   long long sum(long long v) const;
-  /// In-place elementwise sum over all ranks.
+  /// In-place elementwise sum over all ranks; bitwise identical on every rank.
   void sum_in_place(std::vector<double>& v) const;
   void barrier() const;
   /// Broadcasts a string from `root`.

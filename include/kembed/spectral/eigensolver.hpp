@@ -4,12 +4,14 @@
 #include <vector>
 
 #include "kembed/linalg/dist_matrix.hpp"
+#include "kembed/spectral/krylov.hpp"
 
 namespace kembed {
 
 enum class Solver {
-  evd,  ///< ScaLAPACK pdsyevd: all eigenpairs (the reference path)
-  evr,  ///< ScaLAPACK pdsyevr: only eigenpairs n-k+1..n
+  evd,     ///< ScaLAPACK pdsyevd: all eigenpairs (the reference path)
+  evr,     ///< ScaLAPACK pdsyevr: only eigenpairs n-k+1..n
+  krylov,  ///< restarted block Krylov (PBLAS products only): top k
 };
 
 Solver parse_solver(const std::string& name);
@@ -20,10 +22,18 @@ struct Eigenpairs {
   std::vector<double> values;    ///< k eigenvalues, descending
   DistMatrix vectors;            ///< n x k, column j belongs to values[j]
   std::vector<double> spectrum;  ///< all n eigenvalues, descending (evd only; else empty)
+  bool input_preserved = false;  ///< `a` still holds the input (krylov)
+  Solver used = Solver::evd;     ///< the solver that produced the result
+  std::string note;              ///< what happened, e.g. a fallback (empty if nothing)
+  int iterations = 0;            ///< krylov restart cycles
+  int matvecs = 0;               ///< krylov block products
 };
 
 /// Collective: the k largest eigenpairs of the symmetric matrix `a` (its lower
-/// triangle is read; `a` is overwritten). @pre 1 <= k <= n, square blocks.
-Eigenpairs top_eigenpairs(DistMatrix& a, int k, Solver solver);
+/// triangle is read; evd and evr overwrite `a`, krylov keeps it). A krylov
+/// run that does not converge falls back to evr and says so in `note`.
+/// @pre 1 <= k <= n, square blocks.
+Eigenpairs top_eigenpairs(DistMatrix& a, int k, Solver solver,
+                          const KrylovSettings& krylov = KrylovSettings{});
 
 }  // namespace kembed

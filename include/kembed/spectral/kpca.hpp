@@ -16,6 +16,7 @@ struct KpcaSettings {
   int components = 2;
   Solver solver = Solver::evd;
   int block_size = 64;
+  KrylovSettings krylov;  ///< used by Solver::krylov
 };
 
 /// What a kernel PCA fit produced; the same on every rank except `embedding`.
@@ -29,6 +30,9 @@ struct KpcaResult {
   double trace = 0;                       ///< trace of the centered kernel
   double frobenius_norm = 0;              ///< ||K~||_F
   double smallest_gap = 0;                ///< min relative gap among the top k+1 (when known)
+  std::string solver_used;                ///< differs from the request after a fallback
+  std::string solver_note;                ///< e.g. why a fallback happened
+  int iterations = 0, matvecs = 0;        ///< krylov work
   std::vector<double> embedding;          ///< rank 0 only: n x k row-major, V_k sqrt(Lambda_k)
   std::vector<double> coefficients;       ///< rank 0 only: n x k row-major, a_j = v_j / sqrt(lambda_j)
   std::vector<double> col_means;          ///< column means of the uncentered kernel (length n)

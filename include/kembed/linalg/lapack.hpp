@@ -1,0 +1,24 @@
+#pragma once
+/// @file Typed wrappers of the serial BLAS/LAPACK routines kembed uses on
+/// small or local column-major matrices. Errors throw (callers on all ranks
+/// see identical inputs, or agree afterwards).
+#include <vector>
+
+namespace kembed::lapack {
+
+/// C = alpha op(A) op(B) + beta C on column-major arrays (dgemm).
+void gemm(char trans_a, char trans_b, int m, int n, int k, double alpha, const double* a, int lda,
+          const double* b, int ldb, double beta, double* c, int ldc);
+
+/// All eigenpairs of the symmetric n x n column-major `a` (dsyevd): returns
+/// ascending eigenvalues; `a` is overwritten by the orthonormal eigenvectors.
+std::vector<double> syevd(std::vector<double>& a, int n);
+
+/// Cholesky factor R (upper) of the n x n SPD `a` in place (dpotrf).
+/// Returns false if `a` is not numerically positive definite.
+bool potrf_upper(std::vector<double>& a, int n);
+
+/// B <- B R^{-1} for the m x n column-major B and upper-triangular R (dtrsm).
+void solve_right_upper(const std::vector<double>& r, int n, double* b, int m, int ldb);
+
+}  // namespace kembed::lapack

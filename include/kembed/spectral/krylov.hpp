@@ -1,0 +1,37 @@
+#pragma once
+/// @file A restarted block Krylov eigensolver for the top k eigenpairs.
+#include <cstdint>
+#include <vector>
+
+#include "kembed/linalg/dist_matrix.hpp"
+
+namespace kembed {
+
+struct KrylovSettings {
+  double tol = 1e-10;         ///< on ||A v - theta v|| / ||A||_2-estimate of every returned pair
+  std::uint64_t seed = 42;    ///< start block; the same for every rank count and grid
+  int block = 0;              ///< block width b (0: k + max(4, k/4))
+  int depth = 0;              ///< blocks per cycle q (0: 4); the basis has q*b columns
+  int max_cycles = 300;       ///< restarts before giving up
+};
+
+struct KrylovResult {
+  std::vector<double> values;     ///< k largest eigenvalues, descending
+  DistMatrix vectors;             ///< n x k on a's grid and blocking
+  std::vector<double> residuals;  ///< ||A v - theta v|| / norm_estimate per pair
+  double norm_estimate = 0;       ///< max |Ritz value|, a lower bound of ||A||_2
+  int cycles = 0;
+  int matvecs = 0;                ///< block products A X (each n x b)
+  bool converged = false;
+};
+
+/// Collective: the k algebraically largest eigenpairs of the symmetric `a`
+/// (not modified), by block Krylov subspaces with Rayleigh-Ritz and thick
+/// restart on the b best Ritz vectors. Work per cycle: q - 1 products of `a`
+/// with an n x b block (pdgemm) and O(n (qb)^2) for orthogonalization
+/// (block Gram-Schmidt twice, CholeskyQR2) on a row-distributed basis.
+/// Memory: two n x qb row-distributed blocks, never an n x n eigenvector matrix.
+/// @pre 1 <= k, a square with square blocks
+KrylovResult krylov_top_eigenpairs(const DistMatrix& a, int k, const KrylovSettings& settings);
+
+}  // namespace kembed

@@ -1,0 +1,216 @@
+#include "kembed/spectral/krylov.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "kembed/core/error.hpp"
+#include "kembed/linalg/lapack.hpp"
+#include "kembed/linalg/scalapack.hpp"
+
+namespace kembed {
+
+namespace {
+
+// Standard normal value for entry (i, j) of stream `seed`, independent of
+// which rank asks: splitmix64 on the entry's counter, then Box-Muller.
+double gaussian(std::uint64_t seed, std::uint64_t i, std::uint64_t j) {
+  auto mix = [](std::uint64_t x) {
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+  };
+  const std::uint64_t h = mix(seed ^ mix(i ^ mix(j)));
+  const double u1 = (static_cast<double>(h >> 11) + 0.5) * 0x1.0p-53;
+  const double u2 = (static_cast<double>(mix(h) >> 11) + 0.5) * 0x1.0p-53;
+  return std::sqrt(-2 * std::log(u1)) * std::cos(6.283185307179586 * u2);
+}
+
+// The row-distributed basis: every rank holds whole rows of an n x m block.
+class Basis {
+ public:
+  Basis(const BlacsGrid& line, std::int64_t n, int m, int nb) : v_(line, n, m, nb, m) {}
+  DistMatrix& matrix() { return v_; }
+  int local_rows() const { return v_.local_rows(); }
+  int ld() const { return v_.ld(); }
+  double* col(int j) { return v_.data() + std::size_t(j) * v_.ld(); }
+  const double* col(int j) const { return v_.data() + std::size_t(j) * v_.ld(); }
+
+ private:
+  DistMatrix v_;
+};
+
+// Sum of small matrices over ranks, identical on every rank.
+void reduce(const Comm& comm, std::vector<double>& values) { comm.sum_in_place(values); }
+
+class BlockKrylov {
+ public:
+  BlockKrylov(const DistMatrix& a, int k, const KrylovSettings& s)
+      : a_(a),
+        comm_(a.grid().comm()),
+        line_(a.grid().comm(), a.grid().comm().size(), 1),
+        n_(a.rows()),
+        nb_(a.row_dist().block_size()),
+        k_(k),
+        settings_(s),
+        b_(std::min<std::int64_t>(n_, s.block > 0 ? s.block : k + std::max(4, k / 4))),
+        q_(std::max<int>(2, std::min<std::int64_t>(s.depth > 0 ? s.depth : 4, n_ / b_))),
+        m_(static_cast<int>(std::min<std::int64_t>(std::int64_t{q_} * b_, n_))),
+        v_(line_, n_, m_, nb_),
+        av_(line_, n_, m_, nb_),
+        x_(a.grid(), n_, b_, nb_, nb_),
+        y_(a.grid(), n_, b_, nb_, nb_) {}
+
+  KrylovResult run() {
+    KrylovResult result{{}, DistMatrix(a_.grid(), n_, k_, nb_, nb_), {}, 0, 0, 0, false};
+    fill_random(0, b_, 0);
+    orthonormalize(0, b_);
+    multiply(0, b_);
+    for (int cycle = 1; cycle <= settings_.max_cycles; ++cycle) {
+      // Extend the basis: V_j = orth(A V_{j-1}), reusing the stored products.
+      int filled = b_;
+      while (filled < m_) {
+        const int width = std::min(b_, m_ - filled);
+        for (int j = 0; j < width; ++j)
+          std::copy_n(av_.col(filled - b_ + j), av_.local_rows(), v_.col(filled + j));
+        orthonormalize(filled, width);
+        multiply(filled, width);
+        filled += width;
+      }
+      result.cycles = cycle;
+      if (rayleigh_ritz(result)) {
+        result.converged = true;
+        break;
+      }
+    }
+    // The first k Ritz vectors sit in columns 0..k-1 of the basis.
+    copy(v_.matrix(), 0, 0, n_, k_, result.vectors, 0, 0);
+    result.matvecs = matvecs_;
+    return result;
+  }
+
+ private:
+  // Columns [c, c + width) of V <- random (stream `salt`).
+  void fill_random(int c, int width, std::uint64_t salt) {
+    const auto& rows = v_.matrix().row_dist();
+    for (int j = 0; j < width; ++j)
+      for (int li = 0; li < v_.local_rows(); ++li)
+        v_.col(c + j)[li] =
+            gaussian(settings_.seed + salt * 0x1000193ULL, rows.to_global(li), c + j);
+  }
+
+  // AV[:, c:c+width] = A V[:, c:c+width] via the 2-D grid.
+  void multiply(int c, int width) {
+    copy(v_.matrix(), 0, c, n_, width, x_, 0, 0);
+    scalapack::gemm('N', 'N', 1.0, a_, x_, 0.0, y_);
+    copy(y_, 0, 0, n_, width, av_.matrix(), 0, c);
+    ++matvecs_;
+  }
+
+  // Makes V[:, c:c+width] orthonormal and orthogonal to V[:, 0:c]: two passes
+  // of block Gram-Schmidt, each followed by a Cholesky QR step. A block that
+  // has (numerically) no new direction is replaced by random vectors.
+  void orthonormalize(int c, int width) {
+    const int rows = v_.local_rows(), ld = v_.ld();
+    for (int attempt = 0; attempt < 4; ++attempt) {
+      bool ok = true;
+      for (int pass = 0; pass < 2 && ok; ++pass) {
+        if (c > 0) {
+          std::vector<double> h(std::size_t(c) * width, 0.0);
+          lapack::gemm('T', 'N', c, width, rows, 1.0, v_.col(0), ld, v_.col(c), ld, 0.0, h.data(), c);
+          reduce(comm_, h);
+          lapack::gemm('N', 'N', rows, width, c, -1.0, v_.col(0), ld, h.data(), c, 1.0, v_.col(c), ld);
+        }
+        std::vector<double> g(std::size_t(width) * width, 0.0);
+        lapack::gemm('T', 'N', width, width, rows, 1.0, v_.col(c), ld, v_.col(c), ld, 0.0, g.data(),
+                     width);
+        reduce(comm_, g);
+        double trace = 0;
+        for (int j = 0; j < width; ++j) trace += g[std::size_t(j) * width + j];
+        ok = trace > 0 && lapack::potrf_upper(g, width);
+        if (ok) {
+          // A direction that is pure round-off after projection is not new.
+          for (int j = 0; j < width && ok; ++j)
+            ok = g[std::size_t(j) * width + j] > 1e-13 * std::sqrt(trace / width) || pass == 1;
+        }
+        if (ok) lapack::solve_right_upper(g, width, v_.col(c), rows, ld);
+      }
+      if (ok) return;
+      fill_random(c, width, ++restarts_);
+    }
+    agree(comm_, "krylov: cannot extend the basis (the matrix has too small a rank for " +
+                     std::to_string(m_) + " basis vectors)");
+  }
+
+  // Rayleigh-Ritz on the basis; leaves the b best Ritz vectors in V[:, 0:b]
+  // and their products in AV[:, 0:b]. Returns true when the top k converged.
+  bool rayleigh_ritz(KrylovResult& result) {
+    const int rows = v_.local_rows(), ld = v_.ld(), m = m_;
+    std::vector<double> t(std::size_t(m) * m, 0.0);
+    lapack::gemm('T', 'N', m, m, rows, 1.0, v_.col(0), ld, av_.col(0), ld, 0.0, t.data(), m);
+    reduce(comm_, t);
+    for (int i = 0; i < m; ++i)
+      for (int j = 0; j < i; ++j) {
+        const double s = 0.5 * (t[std::size_t(j) * m + i] + t[std::size_t(i) * m + j]);
+        t[std::size_t(j) * m + i] = t[std::size_t(i) * m + j] = s;
+      }
+    std::vector<double> theta = lapack::syevd(t, m);  // ascending; t holds S
+    // Identical Ritz data on every rank, whatever each rank's LAPACK did.
+    MPI_Bcast(theta.data(), m, MPI_DOUBLE, 0, comm_.get());
+    MPI_Bcast(t.data(), m * m, MPI_DOUBLE, 0, comm_.get());
+    // Best b, descending: columns m-1, m-2, ... of S.
+    std::vector<double> s_best(std::size_t(m) * b_), theta_best(b_);
+    for (int j = 0; j < b_; ++j) {
+      theta_best[j] = theta[m - 1 - j];
+      std::copy_n(&t[std::size_t(m - 1 - j) * m], m, &s_best[std::size_t(j) * m]);
+    }
+    std::vector<double> y(std::size_t(std::max(rows, 1)) * b_), ay(y.size());
+    lapack::gemm('N', 'N', rows, b_, m, 1.0, v_.col(0), ld, s_best.data(), m, 0.0, y.data(),
+                 std::max(rows, 1));
+    lapack::gemm('N', 'N', rows, b_, m, 1.0, av_.col(0), ld, s_best.data(), m, 0.0, ay.data(),
+                 std::max(rows, 1));
+    std::vector<double> norms(b_, 0.0);
+    for (int j = 0; j < b_; ++j)
+      for (int i = 0; i < rows; ++i) {
+        const double r = ay[std::size_t(j) * std::max(rows, 1) + i] -
+                         theta_best[j] * y[std::size_t(j) * std::max(rows, 1) + i];
+        norms[j] += r * r;
+      }
+    reduce(comm_, norms);
+    result.norm_estimate = std::max(std::abs(theta[m - 1]), std::abs(theta[0]));
+    result.values.assign(theta_best.begin(), theta_best.begin() + k_);
+    result.residuals.resize(k_);
+    bool converged = true;
+    for (int j = 0; j < k_; ++j) {
+      result.residuals[j] = std::sqrt(norms[j]) / std::max(result.norm_estimate, 1e-300);
+      converged = converged && result.residuals[j] <= settings_.tol;
+    }
+    for (int j = 0; j < b_; ++j) {
+      std::copy_n(&y[std::size_t(j) * std::max(rows, 1)], rows, v_.col(j));
+      std::copy_n(&ay[std::size_t(j) * std::max(rows, 1)], rows, av_.col(j));
+    }
+    return converged;
+  }
+
+  const DistMatrix& a_;
+  const Comm& comm_;
+  BlacsGrid line_;
+  std::int64_t n_;
+  int nb_, k_;
+  KrylovSettings settings_;
+  int b_, q_, m_;
+  Basis v_, av_;
+  DistMatrix x_, y_;
+  int matvecs_ = 0;
+  std::uint64_t restarts_ = 0;
+};
+
+}  // namespace
+
+KrylovResult krylov_top_eigenpairs(const DistMatrix& a, int k, const KrylovSettings& settings) {
+  if (k < 1 || k > a.rows()) throw Error("krylov: need 1 <= k <= n");
+  BlockKrylov solver(a, k, settings);
+  return solver.run();
+}
+
+}  // namespace kembed
