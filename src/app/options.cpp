@@ -33,7 +33,7 @@ po::options_description InputOptions::description(const char* input_help) {
       ("cols", po::value<std::int64_t>(), "number of columns of a .bin input or of --generate")
       ("generate", po::value<std::string>(), "instead of --input: generate blobs, circles, moons, "
        "swissroll or gaussian (--rows N [--cols D] [--seed S]) in memory; see kembed generate")
-      ("seed", po::value<std::int64_t>()->default_value(0), "random seed of --generate");
+      ("seed", po::value<std::int64_t>()->default_value(0), "random seed of --generate and of the krylov start block");
   return d;
 }
 
@@ -95,7 +95,10 @@ po::options_description SolveOptions::description() {
   d.add_options()
       ("components,k", po::value<int>()->default_value(2), "number of components K")
       ("solver", po::value<std::string>()->default_value("evd"),
-       "eigensolver: evd (pdsyevd, all eigenpairs) or evr (pdsyevr, top K only)");
+       "eigensolver: evd (pdsyevd, all eigenpairs), evr (pdsyevr, top K only) or krylov "
+       "(block Krylov, top K only) or elpa (ELPA 2-stage, top K only, if built)")
+      ("tol", po::value<double>()->default_value(1e-10),
+       "krylov: relative residual ||Kv - lambda v|| / ||K|| every returned pair must reach");
   d.add(LayoutOptions::description());
   return d;
 }
@@ -104,6 +107,10 @@ SolveOptions::SolveOptions(const po::variables_map& vm) : layout(vm) {
   components = get<int>(vm, "components");
   if (components < 1) throw Error("--components must be at least 1");
   solver = parse_solver(get<std::string>(vm, "solver"));
+  krylov.tol = get<double>(vm, "tol");
+  if (!(krylov.tol > 0 && krylov.tol < 1)) throw Error("--tol must be in (0, 1)");
+  // --seed belongs to the input options (it also seeds --generate).
+  if (vm.count("seed")) krylov.seed = static_cast<std::uint64_t>(get<std::int64_t>(vm, "seed"));
 }
 
 BlacsGrid LayoutOptions::make_grid(const Comm& world) const {

@@ -58,6 +58,7 @@ struct LayoutOptions {
 struct SolveOptions {
   int components = 2;
   Solver solver = Solver::evd;
+  KrylovSettings krylov;  ///< --tol, --seed
   LayoutOptions layout;
   /// The solver options and the layout options.
   static po::options_description description();
