@@ -1,0 +1,22 @@
+#pragma once
+/// @file `kembed pca`: options -> grid -> fit -> result directory and model.
+#include <boost/program_options.hpp>
+
+#include "kembed/app/transform_command.hpp"
+#include "kembed/mpi/comm.hpp"
+
+namespace kembed::app {
+
+boost::program_options::options_description pca_options();
+
+/// Collective: runs linear PCA and commits embedding.csv, eigenvalues.csv,
+/// components.csv, run.json and model/ to the output directory. Throws
+/// agreed Errors.
+void run_pca(const boost::program_options::variables_map& vm, const Comm& world);
+
+/// Collective: projects new points with a PCA model (see Projector):
+/// Z* = ((Y - mean) / scale) U_k, whitened when the model was.
+Projection project_pca(const io::Model& model, io::MatrixFile& points, const BlacsGrid& grid,
+                       int block_size);
+
+}  // namespace kembed::app

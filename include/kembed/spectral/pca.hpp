@@ -1,0 +1,108 @@
+#pragma once
+/// @file Linear PCA: read -> distribute -> center (standardize) -> form the
+/// covariance or the Gram matrix -> solve -> select -> project.
+///
+/// Two routes give the same embedding:
+///  - covariance (n >= d): C = Xc^T Xc / (n-1), d x d, by pdgemm over the
+///    distributed rows of Xc; top eigenvectors U_k; Z = Xc U_k.
+///  - Gram (d > n): G = Xc Xc^T, n x n (the centered linear kernel of kernel
+///    PCA); top eigenvectors V_k with eigenvalues s_j; Z = V_k S^{1/2} and
+///    the axes U_k = Xc^T V_k S^{-1/2}.
+/// The embedding columns follow the sign convention (largest |entry|
+/// positive) on both routes; the axes are flipped with them.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kembed/core/phase_timer.hpp"
+#include "kembed/io/matrix_file.hpp"
+#include "kembed/linalg/blacs_grid.hpp"
+#include "kembed/linalg/dist_matrix.hpp"
+#include "kembed/spectral/eigensolver.hpp"
+
+namespace kembed {
+
+enum class PcaRoute {
+  automatic,   ///< covariance when n >= d, Gram otherwise
+  covariance,  ///< d x d covariance matrix
+  gram,        ///< n x n Gram matrix of the centered data
+};
+
+/// Parses auto, covariance or gram; throws Error naming the valid ones.
+PcaRoute parse_pca_route(const std::string& name);
+std::string pca_route_name(PcaRoute route);
+
+struct PcaSettings {
+  /// Number of components; ignored when `variance` > 0.
+  int components = 2;
+  /// 0 < variance < 1: keep the smallest k whose cumulative explained
+  /// variance ratio is strictly greater than this (scikit-learn's float
+  /// n_components). 0 = use `components`. Needs the full spectrum
+  /// (Solver::evd); with any other solver it is an agreed error.
+  double variance = 0;
+  bool standardize = false;  ///< divide the centered columns by their sample std (n-1)
+  bool whiten = false;       ///< scale every component to unit sample variance
+  PcaRoute route = PcaRoute::automatic;
+  Solver solver = Solver::evd;
+  int block_size = 64;
+};
+
+/// What a PCA fit produced; the same on every rank except the rank-0 arrays.
+struct PcaResult {
+  std::int64_t n = 0, d = 0;
+  int k = 0;                               ///< number of components kept
+  PcaRoute route = PcaRoute::covariance;   ///< the route that ran (never automatic)
+  std::vector<double> mean;                ///< column means (length d)
+  std::vector<double> scale;               ///< column std (n-1) with standardize, else 1
+  std::vector<double> explained_variance;  ///< top k eigenvalues of the covariance, descending
+  std::vector<double> explained_ratio;     ///< explained_variance / total_variance
+  std::vector<double> spectrum;            ///< all eigenvalues of the covariance that the
+                                           ///< solved matrix has (d or n; evd only, else empty)
+  double total_variance = 0;               ///< trace of the covariance (sum of column variances)
+  double noise_variance = 0;               ///< mean of the d - k discarded covariance eigenvalues
+  std::vector<double> residuals;           ///< ||S v - lambda v|| / ||S||_F per pair, S solved
+  std::vector<double> embedding;           ///< rank 0 only: n x k row-major (whitened if asked)
+  std::vector<double> components;          ///< rank 0 only: d x k row-major principal axes
+};
+
+/// Collective over the grid: PCA of the n x d data in `file`. Errors
+/// (constant column under standardize, k out of range, ...) are agreed
+/// across ranks. Phases are recorded in `timer`.
+PcaResult fit_pca(io::MatrixFile& file, const BlacsGrid& grid, const PcaSettings& settings,
+                  PhaseTimer& timer);
+
+/// Column means and scales of a distributed data matrix.
+struct ColumnStats {
+  std::vector<double> mean;   ///< length cols
+  std::vector<double> scale;  ///< sample std (n-1) when standardizing, else all 1
+};
+
+/// Collective: means (and with `standardize` sample standard deviations,
+/// n-1 denominator, two-pass) of the columns of `x`, by local sums reduced
+/// over the grid. A constant column under `standardize` is an agreed error
+/// naming the column (1-based, headers not counted) of `source`.
+ColumnStats column_stats(const DistMatrix& x, bool standardize, const std::string& source);
+
+/// Replaces every entry x_ij of `x` by (x_ij - mean_j) / scale_j. Local, no
+/// communication. @pre mean and scale have x.cols() entries
+void standardize_columns(DistMatrix& x, const std::vector<double>& mean,
+                         const std::vector<double>& scale);
+
+/// What projection needs from a PCA fit besides the axes.
+struct PcaProjection {
+  std::int64_t d = 0;
+  int k = 0;
+  std::vector<double> mean, scale;         ///< length d
+  std::vector<double> explained_variance;  ///< length k
+  bool whiten = false;
+};
+
+/// Collective: the m x k embedding (row-major, rank 0 only) of the m new
+/// points in `points`: Z* = ((Y - mean) / scale) U_k, divided column-wise by
+/// sqrt(explained variance) when whitened. Y and U_k (`components`, d x k)
+/// are read block-cyclically and multiplied with pdgemm. A wrong feature
+/// count is an agreed error.
+std::vector<double> pca_transform(const PcaProjection& model, io::MatrixFile& components,
+                                  io::MatrixFile& points, const BlacsGrid& grid, int block_size);
+
+}  // namespace kembed

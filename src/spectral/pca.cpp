@@ -1,0 +1,354 @@
+#include "kembed/spectral/pca.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+#include "kembed/core/error.hpp"
+#include "kembed/kernel/assemble.hpp"
+#include "kembed/linalg/reductions.hpp"
+#include "kembed/linalg/scalapack.hpp"
+#include "kembed/spectral/residuals.hpp"
+#include "kembed/spectral/sign_convention.hpp"
+
+namespace kembed {
+
+PcaRoute parse_pca_route(const std::string& name) {
+  if (name == "auto") return PcaRoute::automatic;
+  if (name == "covariance") return PcaRoute::covariance;
+  if (name == "gram") return PcaRoute::gram;
+  throw Error("unknown --route '" + name + "' (expected auto, covariance or gram)");
+}
+
+std::string pca_route_name(PcaRoute route) {
+  switch (route) {
+    case PcaRoute::automatic:
+      return "auto";
+    case PcaRoute::covariance:
+      return "covariance";
+    case PcaRoute::gram:
+      return "gram";
+  }
+  return "auto";
+}
+
+namespace {
+
+// Relative residual above which an eigenpair is rejected as wrong.
+constexpr double kResidualLimit = 1e-6;
+
+std::string number(double v) {
+  std::ostringstream s;
+  s.precision(17);
+  s << v;
+  return s.str();
+}
+
+void check_settings(const io::MatrixFile& file, const PcaSettings& s, const Comm& comm) {
+  const std::int64_t n = file.rows(), d = file.cols(), most = std::min(n, d);
+  std::string error;
+  if (n < 2)
+    error = file.path() + ": PCA needs at least 2 samples, found " + std::to_string(n);
+  else if (s.variance != 0 && !(s.variance > 0 && s.variance < 1))
+    error = "--variance must be strictly between 0 and 1, got " + number(s.variance);
+  else if (s.variance > 0 && s.solver != Solver::evd)
+    error = "--variance chooses k from the full spectrum, which --solver " + solver_name(s.solver) +
+            " does not compute; use --solver evd (the default) or give "
+            "--components";
+  else if (s.variance == 0 && (s.components < 1 || s.components > most))
+    error = "--components " + std::to_string(s.components) +
+            " must be between 1 and min(n, d) = " + std::to_string(most) + " for the " +
+            std::to_string(n) + " x " + std::to_string(d) + " data in " + file.path();
+  agree(comm, error);
+}
+
+// The whole matrix on rank 0, row-major (empty elsewhere).
+std::vector<double> row_major_on_root(const DistMatrix& a) {
+  const auto column_major = a.gather_to_root();
+  std::vector<double> out;
+  if (!a.grid().comm().is_root()) return out;
+  const std::int64_t m = a.rows(), n = a.cols();
+  out.resize(column_major.size());
+  for (std::int64_t i = 0; i < m; ++i)
+    for (std::int64_t j = 0; j < n; ++j)
+      out[std::size_t(i) * n + j] = column_major[std::size_t(j) * m + i];
+  return out;
+}
+
+// Multiplies local column j of `a` by factor[j]. No communication.
+void scale_columns(DistMatrix& a, const std::vector<double>& factor) {
+  for (int lj = 0; lj < a.local_cols(); ++lj) {
+    const double f = factor[a.col_dist().to_global(lj)];
+    for (int li = 0; li < a.local_rows(); ++li) a.local(li, lj) *= f;
+  }
+}
+
+// The symmetric matrix whose eigenvalues are the explained variances:
+// C = Xc^T Xc / (n-1) (d x d) or G = Xc Xc^T / (n-1) (n x n).
+void form_scatter(const DistMatrix& xc, PcaRoute route, DistMatrix& s) {
+  const double alpha = 1.0 / static_cast<double>(xc.rows() - 1);
+  if (route == PcaRoute::covariance)
+    scalapack::gemm('T', 'N', alpha, xc, xc, 0.0, s);
+  else
+    scalapack::gemm('N', 'T', alpha, xc, xc, 0.0, s);
+}
+
+// Smallest k whose cumulative ratio is strictly greater than `threshold`
+// (at most `most`).
+int select_by_variance(const std::vector<double>& spectrum, double total, double threshold,
+                       int most) {
+  double cumulative = 0;
+  for (int j = 0; j < most; ++j) {
+    cumulative += spectrum[j] / total;
+    if (cumulative > threshold) return j + 1;
+  }
+  return most;
+}
+
+// The kept eigenpairs of the scatter matrix.
+struct Kept {
+  std::vector<double> values;    // k explained variances, descending
+  DistMatrix vectors;            // m x k
+  std::vector<double> spectrum;  // all m, descending (when computed)
+};
+
+// Top eigenpairs of `s` (possibly destroyed): k given, or chosen by
+// --variance from the full spectrum (pdsyevd).
+Kept solve(DistMatrix& s, const PcaSettings& settings, double total, int most) {
+  if (settings.variance == 0) {
+    Eigenpairs pairs = top_eigenpairs(s, settings.components, settings.solver);
+    return {std::move(pairs.values), std::move(pairs.vectors), std::move(pairs.spectrum)};
+  }
+  const std::int64_t m = s.rows();
+  const int nb = s.row_dist().block_size();
+  DistMatrix z(s.grid(), m, m, nb, nb);
+  const auto ascending = scalapack::syevd(s, z);
+  std::vector<double> spectrum(ascending.rbegin(), ascending.rend());
+  const int k = select_by_variance(spectrum, total, settings.variance, most);
+  Kept kept{{}, DistMatrix(s.grid(), m, k, nb, nb), std::move(spectrum)};
+  for (int j = 0; j < k; ++j) {
+    kept.values.push_back(kept.spectrum[j]);
+    copy(z, 0, m - 1 - j, m, 1, kept.vectors, 0, j);
+  }
+  return kept;
+}
+
+}  // namespace
+
+ColumnStats column_stats(const DistMatrix& x, bool standardize, const std::string& source) {
+  const Comm& comm = x.grid().comm();
+  const std::int64_t n = x.rows();
+  const auto d = static_cast<std::size_t>(x.cols());
+  ColumnStats stats{std::vector<double>(d, 0.0), std::vector<double>(d, 1.0)};
+  for (int lj = 0; lj < x.local_cols(); ++lj) {
+    double& sum = stats.mean[x.col_dist().to_global(lj)];
+    for (int li = 0; li < x.local_rows(); ++li) sum += x.local(li, lj);
+  }
+  comm.sum_in_place(stats.mean);
+  for (double& m : stats.mean) m /= static_cast<double>(n);
+  if (!standardize) return stats;
+
+  // Constancy is decided exactly (min == max), not from a rounded variance.
+  std::vector<double> low(d, std::numeric_limits<double>::infinity());
+  std::vector<double> high(d, -std::numeric_limits<double>::infinity());
+  std::vector<double> squares(d, 0.0);
+  for (int lj = 0; lj < x.local_cols(); ++lj) {
+    const auto j = x.col_dist().to_global(lj);
+    for (int li = 0; li < x.local_rows(); ++li) {
+      const double v = x.local(li, lj);
+      low[j] = std::min(low[j], v);
+      high[j] = std::max(high[j], v);
+      squares[j] += (v - stats.mean[j]) * (v - stats.mean[j]);
+    }
+  }
+  MPI_Allreduce(MPI_IN_PLACE, low.data(), static_cast<int>(d), MPI_DOUBLE, MPI_MIN, comm.get());
+  MPI_Allreduce(MPI_IN_PLACE, high.data(), static_cast<int>(d), MPI_DOUBLE, MPI_MAX, comm.get());
+  comm.sum_in_place(squares);
+  std::string error;
+  for (std::size_t j = 0; j < d; ++j) {
+    stats.scale[j] = std::sqrt(squares[j] / static_cast<double>(n - 1));
+    if (error.empty() && (low[j] == high[j] || !(stats.scale[j] > 0)))
+      error = source + ": column " + std::to_string(j + 1) +
+              " (1-based, not counting a header) is constant (every value is " + number(low[j]) +
+              "); --standardize cannot divide it by its zero standard deviation. Drop the "
+              "column or run without --standardize";
+  }
+  agree(comm, error);
+  return stats;
+}
+
+void standardize_columns(DistMatrix& x, const std::vector<double>& mean,
+                         const std::vector<double>& scale) {
+  for (int lj = 0; lj < x.local_cols(); ++lj) {
+    const auto j = x.col_dist().to_global(lj);
+    const double m = mean[j], inverse = 1 / scale[j];
+    for (int li = 0; li < x.local_rows(); ++li) x.local(li, lj) = (x.local(li, lj) - m) * inverse;
+  }
+}
+
+PcaResult fit_pca(io::MatrixFile& file, const BlacsGrid& grid, const PcaSettings& settings,
+                  PhaseTimer& timer) {
+  const Comm& comm = grid.comm();
+  check_settings(file, settings, comm);
+  PcaResult result;
+  const std::int64_t n = file.rows(), d = file.cols();
+  const int nb = settings.block_size;
+  const int most = static_cast<int>(std::min(n, d));
+  result.n = n;
+  result.d = d;
+  result.route = settings.route != PcaRoute::automatic ? settings.route
+                 : n >= d                              ? PcaRoute::covariance
+                                                       : PcaRoute::gram;
+  const bool gram = result.route == PcaRoute::gram;
+
+  timer.start("distribute");
+  DistMatrix xc(grid, n, d, nb, nb);
+  read_block_cyclic(file, xc);
+
+  timer.start("center");
+  ColumnStats stats = column_stats(xc, settings.standardize, file.path());
+  standardize_columns(xc, stats.mean, stats.scale);
+  result.mean = std::move(stats.mean);
+  result.scale = std::move(stats.scale);
+  {
+    const double norm = frobenius_norm(xc);
+    result.total_variance = norm * norm / static_cast<double>(n - 1);
+  }
+  if (!(result.total_variance > 0))
+    agree(comm, file.path() + ": every column is constant; there is no variance to analyse");
+
+  timer.start(gram ? "gram" : "covariance");
+  const std::int64_t m = gram ? n : d;
+  DistMatrix s(grid, m, m, nb, nb);
+  form_scatter(xc, result.route, s);
+  const double s_norm = frobenius_norm(s);
+
+  timer.start("solve");
+  Kept pairs = solve(s, settings, result.total_variance, most);
+  const int k = static_cast<int>(pairs.values.size());
+  result.k = k;
+  result.explained_variance = pairs.values;
+  result.spectrum = pairs.spectrum;
+  for (double v : pairs.values) result.explained_ratio.push_back(v / result.total_variance);
+
+  // The Gram route divides by sqrt(eigenvalue), and so does whitening: those
+  // components need numerically positive variance.
+  if (gram || settings.whiten) {
+    const double threshold = static_cast<double>(std::max(n, d)) *
+                             std::numeric_limits<double>::epsilon() *
+                             std::max(std::abs(pairs.values[0]), s_norm);
+    int positive = 0;
+    while (positive < k && pairs.values[positive] > threshold) ++positive;
+    if (positive < k) {
+      int available = positive;
+      if (!pairs.spectrum.empty()) {
+        available = 0;
+        for (double v : pairs.spectrum) available += v > threshold ? 1 : 0;
+      }
+      agree(comm, "component " + std::to_string(positive + 1) + " has explained variance " +
+                      number(pairs.values[positive]) + ", numerically zero; " +
+                      (gram ? "the Gram route" : "--whiten") +
+                      " needs positive variances and the data have " +
+                      (pairs.spectrum.empty() ? "at most " : "") + std::to_string(available) +
+                      " such directions; use --components " +
+                      std::to_string(std::max(available, 1)) + " or fewer");
+    }
+  }
+
+  // Probabilistic PCA (Tipping & Bishop): sigma^2 is the mean of the d - k
+  // discarded covariance eigenvalues. Their sum is the tail of the spectrum
+  // when known (eigenvalues beyond the n of the Gram route are zero), else
+  // the total minus the kept ones.
+  if (k < d) {
+    double discarded = 0;
+    if (!pairs.spectrum.empty()) {
+      for (std::size_t j = k; j < pairs.spectrum.size(); ++j) discarded += pairs.spectrum[j];
+    } else {
+      double kept = 0;
+      for (double v : pairs.values) kept += v;
+      discarded = result.total_variance - kept;
+    }
+    result.noise_variance = std::max(0.0, discarded) / static_cast<double>(d - k);
+  }
+
+  timer.start("residual");
+  form_scatter(xc, result.route, s);  // evd and evr overwrote it
+  for (double r : residual_norms(s, pairs.vectors, pairs.values))
+    result.residuals.push_back(s_norm > 0 ? r / s_norm : r);
+  for (int j = 0; j < k; ++j)
+    if (!(result.residuals[j] <= kResidualLimit))
+      agree(comm, "eigensolver " + solver_name(settings.solver) + " returned eigenpair " +
+                      std::to_string(j + 1) + " with relative residual " +
+                      number(result.residuals[j]) + " (limit " + number(kResidualLimit) +
+                      "); the result would be wrong");
+
+  timer.start("project");
+  const double n1 = static_cast<double>(n - 1);
+  DistMatrix axes(grid, d, k, nb, nb);
+  DistMatrix z(grid, n, k, nb, nb);
+  if (gram) {
+    // V has unit columns with G V = V diag(ev), G = Xc Xc^T / (n-1):
+    // Z = V sqrt((n-1) ev) and U = Xc^T V / sqrt((n-1) ev).
+    fix_signs(pairs.vectors);
+    std::vector<double> up(k), down(k);
+    for (int j = 0; j < k; ++j) {
+      up[j] = std::sqrt(n1 * pairs.values[j]);
+      down[j] = 1 / up[j];
+    }
+    scalapack::gemm('T', 'N', 1.0, xc, pairs.vectors, 0.0, axes);
+    scale_columns(axes, down);
+    copy(pairs.vectors, 0, 0, n, k, z, 0, 0);
+    scale_columns(z, up);
+  } else {
+    copy(pairs.vectors, 0, 0, d, k, axes, 0, 0);
+    scalapack::gemm('N', 'N', 1.0, xc, axes, 0.0, z);
+    scale_columns(axes, fix_signs(z));  // the axis follows its embedding column
+  }
+  if (settings.whiten) {
+    std::vector<double> inverse_std(k);
+    for (int j = 0; j < k; ++j) inverse_std[j] = 1 / std::sqrt(pairs.values[j]);
+    scale_columns(z, inverse_std);
+  }
+  result.embedding = row_major_on_root(z);
+  result.components = row_major_on_root(axes);
+  timer.stop();
+  return result;
+}
+
+std::vector<double> pca_transform(const PcaProjection& model, io::MatrixFile& components,
+                                  io::MatrixFile& points, const BlacsGrid& grid, int block_size) {
+  const Comm& comm = grid.comm();
+  std::string error;
+  if (points.cols() != model.d)
+    error = points.path() + ": has " + std::to_string(points.cols()) +
+            " columns, but the model was fitted on " + std::to_string(model.d) + " features";
+  else if (components.rows() != model.d || components.cols() != model.k)
+    error = components.path() + ": expected the " + std::to_string(model.d) + " x " +
+            std::to_string(model.k) + " principal axes, found " +
+            std::to_string(components.rows()) + " x " + std::to_string(components.cols());
+  else if (model.mean.size() != std::size_t(model.d) ||
+           model.scale.size() != std::size_t(model.d) ||
+           model.explained_variance.size() != std::size_t(model.k))
+    error = "model arrays do not match its shape (d = " + std::to_string(model.d) +
+            ", k = " + std::to_string(model.k) + ")";
+  agree(comm, error);
+
+  const int nb = block_size;
+  const std::int64_t m = points.rows();
+  DistMatrix y(grid, m, model.d, nb, nb);
+  read_block_cyclic(points, y);
+  standardize_columns(y, model.mean, model.scale);
+  DistMatrix u(grid, model.d, model.k, nb, nb);
+  read_block_cyclic(components, u);
+  DistMatrix z(grid, m, model.k, nb, nb);
+  scalapack::gemm('N', 'N', 1.0, y, u, 0.0, z);
+  if (model.whiten) {
+    std::vector<double> inverse_std(model.k);
+    for (int j = 0; j < model.k; ++j) inverse_std[j] = 1 / std::sqrt(model.explained_variance[j]);
+    scale_columns(z, inverse_std);
+  }
+  return row_major_on_root(z);
+}
+
+}  // namespace kembed

@@ -1,0 +1,304 @@
+// End-to-end tests of `kembed pca` and of `kembed transform` with PCA models:
+// the real binary under mpiexec, checked against a PCA computed here (Jacobi
+// rotations on the covariance matrix), across rank counts, routes and input
+// formats; the model's arrays read back bit for bit; bad input fails on
+// every rank.
+#include "cli/cli_support.hpp"
+
+namespace {
+
+/// Column means, and the covariance of the centered data (n-1).
+struct Moments {
+  std::vector<double> mean;
+  Matrix centered, covariance;
+};
+
+Moments moments(const Matrix& x) {
+  Moments m;
+  m.mean.assign(x.cols, 0.0);
+  for (std::size_t i = 0; i < x.rows; ++i)
+    for (std::size_t t = 0; t < x.cols; ++t) m.mean[t] += x(i, t) / static_cast<double>(x.rows);
+  m.centered = x;
+  for (std::size_t i = 0; i < x.rows; ++i)
+    for (std::size_t t = 0; t < x.cols; ++t) m.centered(i, t) -= m.mean[t];
+  m.covariance = zeros(x.cols, x.cols);
+  for (std::size_t a = 0; a < x.cols; ++a)
+    for (std::size_t b = 0; b < x.cols; ++b) {
+      for (std::size_t i = 0; i < x.rows; ++i)
+        m.covariance(a, b) += m.centered(i, a) * m.centered(i, b);
+      m.covariance(a, b) /= static_cast<double>(x.rows - 1);
+    }
+  return m;
+}
+
+/// The arrays of a .npy file written by kembed (float64, C order, 2-D).
+struct Npy {
+  std::size_t rows = 0, cols = 0;
+  std::vector<double> values;
+};
+
+Npy read_npy(const fs::path& path) {
+  Npy npy;
+  const std::string bytes = read_file(path);
+  if (bytes.size() < 10 || bytes.compare(0, 6, "\x93NUMPY") != 0) {
+    ADD_FAILURE() << path << ": not a .npy file";
+    return npy;
+  }
+  const std::size_t header_len =
+      static_cast<unsigned char>(bytes[8]) | (static_cast<unsigned char>(bytes[9]) << 8);
+  const std::string header = bytes.substr(10, header_len);
+  EXPECT_TRUE(contains(header, "'descr': '<f8'")) << header;
+  EXPECT_TRUE(contains(header, "'fortran_order': False")) << header;
+  const auto open = header.find("'shape': (");
+  if (open == std::string::npos) {
+    ADD_FAILURE() << path << ": no shape";
+    return npy;
+  }
+  npy.rows = std::stoul(header.substr(open + 10));
+  npy.cols = std::stoul(header.substr(header.find(',', open + 10) + 1));
+  const std::size_t data = 10 + header_len;
+  EXPECT_EQ((bytes.size() - data), npy.rows * npy.cols * sizeof(double)) << path;
+  npy.values.resize((bytes.size() - data) / sizeof(double));
+  std::memcpy(npy.values.data(), bytes.data() + data, npy.values.size() * sizeof(double));
+  return npy;
+}
+
+bool bitwise_equal(const std::vector<double>& a, const std::vector<double>& b) {
+  return a.size() == b.size() &&
+         (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
+}
+
+/// The result directory of one pca run.
+struct PcaOutput {
+  Matrix embedding, components;
+  std::vector<double> eigenvalues, ratios;
+  Json report;
+};
+
+PcaOutput read_pca_output(const fs::path& dir, std::size_t n, std::size_t d, int k) {
+  PcaOutput out;
+  EXPECT_EQ(sorted_names(dir), (std::vector<std::string>{"components.csv", "eigenvalues.csv",
+                                                         "embedding.csv", "model", "run.json"}));
+  const Csv emb = read_result_csv(dir / "embedding.csv");
+  EXPECT_EQ(emb.header, numbered("c", k));
+  EXPECT_EQ(emb.data.rows, n);
+  out.embedding = emb.data;
+  const Csv axes = read_result_csv(dir / "components.csv");
+  EXPECT_EQ(axes.header, numbered("c", k));
+  EXPECT_EQ(axes.data.rows, d);
+  out.components = axes.data;
+  const Csv eig = read_result_csv(dir / "eigenvalues.csv");
+  EXPECT_EQ(eig.header, (std::vector<std::string>{"eigenvalue", "explained_variance_ratio"}));
+  EXPECT_EQ(eig.data.rows, static_cast<std::size_t>(k));
+  for (std::size_t j = 0; j < eig.data.rows && eig.data.cols == 2; ++j) {
+    out.eigenvalues.push_back(eig.data(j, 0));
+    out.ratios.push_back(eig.data(j, 1));
+  }
+  try {
+    out.report = Json::parse(read_file(dir / "run.json"));
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << dir / "run.json"
+                  << " does not parse: " << e.what();
+  }
+  return out;
+}
+
+Matrix transform(const fs::path& model, const fs::path& input, const fs::path& out, int np, int k) {
+  const RunResult r = run_kembed({"transform", "--model", model.string(), "--input", input.string(),
+                                  "--output-dir", out.string(), "--block-size", "5", "--quiet"},
+                                 np);
+  EXPECT_TRUE(r.all_ranks_succeeded()) << r.describe();
+  const Csv csv = read_result_csv(out / "embedding.csv");
+  EXPECT_EQ(csv.header, numbered("c", k));
+  return csv.data;
+}
+
+}  // namespace
+
+TEST(PcaCli, CsvAndNpyOnBothRoutesMatchAReference) {
+  const fs::path dir = scratch_dir("pca_formats");
+  const std::size_t n = 120, d = 3;
+  const int k = 2;
+  const Matrix x = skewed_cloud(n, 42);
+  write_csv(dir / "x.csv", x, "a,b,c");
+  write_file(dir / "x.npy", npy_header(n, d) + raw_doubles(x));
+
+  // Reference: eigenpairs of the covariance, Z = Xc U, sign convention on Z.
+  const Moments m = moments(x);
+  std::vector<double> values;
+  Matrix vectors;
+  jacobi_eigen(m.covariance, values, vectors);
+  Matrix z = zeros(n, k), u = zeros(d, k);
+  for (int j = 0; j < k; ++j)
+    for (std::size_t t = 0; t < d; ++t) u(t, j) = vectors(t, j);
+  for (std::size_t i = 0; i < n; ++i)
+    for (int j = 0; j < k; ++j)
+      for (std::size_t t = 0; t < d; ++t) z(i, j) += m.centered(i, t) * u(t, j);
+  const Matrix z_fixed = with_sign_convention(z);
+  for (int j = 0; j < k; ++j)
+    if (z_fixed(0, j) != z(0, j))
+      for (std::size_t t = 0; t < d; ++t) u(t, j) = -u(t, j);
+  const double total = values[0] + values[1] + values[2];
+
+  struct Run {
+    const char* file;
+    int np;
+    const char* route;
+  };
+  for (const Run& run : {Run{"x.csv", 2, "auto"}, Run{"x.npy", 3, "gram"}}) {
+    SCOPED_TRACE(std::string(run.file) + " " + run.route);
+    const fs::path out = dir / ("out_" + std::string(run.route));
+    const RunResult r =
+        run_kembed({"pca", "--input", (dir / run.file).string(), "--components", "2", "--route",
+                    run.route, "--block-size", "16", "--output-dir", out.string()},
+                   run.np);
+    ASSERT_FALSE(r.timed_out()) << r.describe();
+    ASSERT_TRUE(r.all_ranks_succeeded()) << r.describe();
+    EXPECT_TRUE(contains(r.out, "kembed pca: n = 120, d = 3, k = 2")) << r.out;
+    const PcaOutput o = read_pca_output(out, n, d, k);
+    EXPECT_LT(max_abs_diff(o.embedding, z_fixed), 1e-9);
+    EXPECT_LT(max_abs_diff(o.components, u), 1e-10);
+    EXPECT_LT(max_rel_diff(o.eigenvalues, {values[0], values[1]}), 1e-12);
+    EXPECT_LT(max_rel_diff(o.ratios, {values[0] / total, values[1] / total}), 1e-12);
+    const Json& rep = o.report;
+    EXPECT_EQ(rep.value("method", ""), "pca");
+    EXPECT_EQ(rep.value("route", ""), std::string(run.route) == "gram" ? "gram" : "covariance");
+    EXPECT_NEAR(rep.value("total_variance", 0.0), total, 1e-12 * total);
+    EXPECT_NEAR(rep.value("noise_variance", 0.0), values[2], 1e-10 * total);
+    EXPECT_EQ(rep.value("components", 0), k);
+    EXPECT_EQ(rep["input"].value("format", ""), std::string(run.file) == "x.csv" ? "text" : "npy");
+  }
+}
+
+TEST(PcaCli, TransformOfTrainingPointsReproducesTheFitAtOtherRankCounts) {
+  const fs::path dir = scratch_dir("pca_transform");
+  const std::size_t n = 90;
+  const Matrix x = skewed_cloud(n, 7);
+  write_csv(dir / "x.csv", x, "");
+  for (const std::vector<std::string>& flags :
+       {std::vector<std::string>{}, std::vector<std::string>{"--standardize", "--whiten"}}) {
+    const std::string label = flags.empty() ? "plain" : "standardized_whitened";
+    SCOPED_TRACE(label);
+    const fs::path out = dir / ("fit_" + label);
+    const RunResult r =
+        run_kembed(concat({"pca", "--input", (dir / "x.csv").string(), "--components", "3",
+                           "--block-size", "8", "--output-dir", out.string(), "--quiet"},
+                          flags),
+                   3);
+    ASSERT_TRUE(r.all_ranks_succeeded()) << r.describe();
+    const Matrix fitted = read_result_csv(out / "embedding.csv").data;
+    const Matrix z = transform(out / "model", dir / "x.csv", dir / ("tr_" + label), 2, 3);
+    EXPECT_LT(max_abs_diff(z, fitted), 1e-10);
+    if (!flags.empty()) {
+      // Whitened: unit sample variance per component.
+      for (std::size_t j = 0; j < 3; ++j) {
+        double ss = 0;
+        for (std::size_t i = 0; i < n; ++i) ss += fitted(i, j) * fitted(i, j);
+        EXPECT_NEAR(ss / (n - 1), 1.0, 1e-10);
+      }
+    }
+  }
+}
+
+TEST(PcaCli, ModelRoundTripIsBitForBitAndReadOnly) {
+  const fs::path dir = scratch_dir("pca_model");
+  const std::size_t n = 60, d = 3;
+  const Matrix x = skewed_cloud(n, 11);
+  write_file(dir / "x.npy", npy_header(n, d) + raw_doubles(x));
+  const fs::path out = dir / "fit";
+  const RunResult r = run_kembed({"pca", "--input", (dir / "x.npy").string(), "--components", "2",
+                                  "--standardize", "--whiten", "--output-dir", out.string()},
+                                 2);
+  ASSERT_TRUE(r.all_ranks_succeeded()) << r.describe();
+  const PcaOutput o = read_pca_output(out, n, d, 2);
+  const fs::path model = out / "model";
+  EXPECT_EQ(sorted_names(model),
+            (std::vector<std::string>{"components.npy", "eigenvalues.npy", "manifest.json",
+                                      "mean.npy", "scale.npy"}));
+  const Json manifest = Json::parse(read_file(model / "manifest.json"));
+  EXPECT_EQ(manifest.value("format", ""), "kembed-model");
+  EXPECT_EQ(manifest.value("method", ""), "pca");
+  EXPECT_EQ(manifest.value("n", 0), 60);
+  EXPECT_EQ(manifest.value("d", 0), 3);
+  EXPECT_EQ(manifest.value("k", 0), 2);
+  EXPECT_EQ(manifest.value("whiten", false), true);
+  EXPECT_EQ(manifest.value("standardize", false), true);
+  EXPECT_EQ(manifest.value("data_fingerprint_fnv1a64", "").size(), 16u);
+
+  // The CSVs print "%.17g", which reads back as the same double: the .npy
+  // arrays must hold exactly those bits.
+  const Npy components = read_npy(model / "components.npy");
+  EXPECT_EQ(components.rows, d);
+  EXPECT_EQ(components.cols, 2u);
+  EXPECT_TRUE(bitwise_equal(components.values, o.components.v));
+  const Npy eigenvalues = read_npy(model / "eigenvalues.npy");
+  EXPECT_EQ(eigenvalues.rows, 1u);
+  EXPECT_TRUE(bitwise_equal(eigenvalues.values, o.eigenvalues));
+  // Mean and scale against the data (no CSV holds them).
+  const Moments m = moments(x);
+  const Npy mean = read_npy(model / "mean.npy"), scale = read_npy(model / "scale.npy");
+  EXPECT_EQ(mean.cols, d);
+  EXPECT_EQ(scale.cols, d);
+  for (std::size_t t = 0; t < d && t < mean.values.size() && t < scale.values.size(); ++t) {
+    EXPECT_NEAR(mean.values[t], m.mean[t], 1e-13 * std::abs(m.mean[t]) + 1e-15);
+    EXPECT_NEAR(scale.values[t], std::sqrt(m.covariance(t, t)), 1e-13 * scale.values[t]);
+  }
+
+  // Transform reads and never writes the model.
+  std::map<std::string, std::string> before;
+  for (const auto& e : fs::directory_iterator(model))
+    before[e.path().string()] = read_file(e.path());
+  const Matrix z = transform(model, dir / "x.npy", dir / "tr", 4, 2);
+  EXPECT_LT(max_abs_diff(z, o.embedding), 1e-10);
+  std::map<std::string, std::string> after;
+  for (const auto& e : fs::directory_iterator(model))
+    after[e.path().string()] = read_file(e.path());
+  EXPECT_EQ(before, after);
+}
+
+TEST(PcaCli, BadInputFailsCleanlyOnEveryRank) {
+  const fs::path dir = scratch_dir("pca_errors");
+  const Matrix x = skewed_cloud(40, 3);
+  write_csv(dir / "x.csv", x, "a,b,c");
+  const fs::path fitted = dir / "fit";
+  {
+    const RunResult r = run_kembed(
+        {"pca", "--input", (dir / "x.csv").string(), "--output-dir", fitted.string(), "--quiet"},
+        2);
+    ASSERT_TRUE(r.all_ranks_succeeded()) << r.describe();
+  }
+  Matrix two = zeros(5, 2);
+  write_csv(dir / "two.csv", two, "a,b");
+  Matrix constant = x;
+  for (std::size_t i = 0; i < constant.rows; ++i) constant(i, 1) = 0.3;
+  write_csv(dir / "constant.csv", constant, "a,b,c");
+  struct Case {
+    std::vector<std::string> args;
+    std::string expected;
+  };
+  const std::string data = (dir / "x.csv").string();
+  const std::vector<Case> cases = {
+      {{"transform", "--model", (fitted / "model").string(), "--input", (dir / "two.csv").string()},
+       "has 2 columns, but the model was fitted on 3 features"},
+      {{"pca", "--input", (dir / "constant.csv").string(), "--standardize"},
+       "column 2 (1-based, not counting a header) is constant"},
+      {{"pca", "--input", data, "--variance", "0.9", "--components", "2"},
+       "give either --components or --variance, not both"},
+      {{"pca", "--input", data, "--variance", "0.9", "--solver", "evr"},
+       "--solver evr does not compute"},
+      {{"pca", "--input", data, "--variance", "1.5"},
+       "--variance must be strictly between 0 and 1"},
+      {{"pca", "--input", data, "--components", "4"}, "must be between 1 and min(n, d) = 3"},
+      {{"pca", "--input", data, "--route", "sideways"}, "unknown --route 'sideways'"},
+  };
+  for (int np : {1, 3})
+    for (const auto& c : cases) {
+      const fs::path out = dir / "out";
+      const RunResult r = run_kembed(concat(c.args, {"--output-dir", out.string()}), np);
+      EXPECT_FALSE(r.timed_out()) << r.describe();
+      EXPECT_TRUE(r.no_rank_succeeded()) << r.describe();
+      EXPECT_TRUE(contains(r.err, "kembed: error:")) << r.describe();
+      EXPECT_TRUE(contains(r.err, c.expected)) << r.describe();
+      EXPECT_FALSE(fs::exists(out));
+    }
+}

@@ -1,0 +1,441 @@
+// Linear PCA (fit_pca, pca_transform) against a serial LAPACK reference on
+// the serially formed covariance matrix, and against identities: the
+// covariance and Gram routes agree, linear-kernel KPCA is PCA, --variance
+// picks the right k on data with a prescribed spectrum, whitened components
+// are uncorrelated with unit variance, and bad input fails on every rank.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "kembed/core/error.hpp"
+#include "kembed/spectral/kpca.hpp"
+#include "kembed/spectral/pca.hpp"
+#include "serial_reference.hpp"
+#include "test_support.hpp"
+
+using namespace kembed;
+
+namespace {
+
+std::vector<std::pair<int, int>> grid_shapes(int p) {
+  std::vector<std::pair<int, int>> shapes;
+  for (int r = 1; r <= p; ++r)
+    if (p % r == 0) shapes.push_back({r, p / r});
+  return shapes;
+}
+
+double max_abs_diff(const std::vector<double>& a, const std::vector<double>& b) {
+  if (a.size() != b.size()) return INFINITY;
+  double m = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) m = std::max(m, std::abs(a[i] - b[i]));
+  return m;
+}
+
+// Row-major n x d data with unequal column scales and non-zero means.
+std::vector<double> skewed_data(int n, int d, unsigned seed) {
+  auto x = test::random_data(n, d, seed);
+  for (int i = 0; i < n; ++i)
+    for (int t = 0; t < d; ++t) {
+      x[std::size_t(i) * d + t] = (t + 1) * x[std::size_t(i) * d + t] + 2.0 * t - 3;
+      if (t > 0) x[std::size_t(i) * d + t] += 0.5 * x[std::size_t(i) * d];  // correlated
+    }
+  return x;
+}
+
+struct SerialPca {
+  std::vector<double> mean, scale;
+  std::vector<double> values;      // top k explained variances, descending
+  std::vector<double> spectrum;    // all d, descending
+  std::vector<double> embedding;   // n x k row-major
+  std::vector<double> components;  // d x k row-major
+  double total = 0;
+};
+
+// PCA by the book on one process: center (and scale), C = Xc^T Xc / (n-1) by
+// loops, LAPACK dsyevd, Z = Xc U, sign convention on Z with U flipped along.
+SerialPca serial_pca(const std::vector<double>& x, int n, int d, int k, bool standardize) {
+  SerialPca r;
+  std::vector<double> xc = x;
+  for (int t = 0; t < d; ++t) {
+    double mean = 0, ss = 0;
+    for (int i = 0; i < n; ++i) mean += x[std::size_t(i) * d + t];
+    mean /= n;
+    for (int i = 0; i < n; ++i) ss += std::pow(x[std::size_t(i) * d + t] - mean, 2);
+    const double scale = standardize ? std::sqrt(ss / (n - 1)) : 1.0;
+    r.mean.push_back(mean);
+    r.scale.push_back(scale);
+    for (int i = 0; i < n; ++i)
+      xc[std::size_t(i) * d + t] = (x[std::size_t(i) * d + t] - mean) / scale;
+  }
+  test::Dense c{d, std::vector<double>(std::size_t(d) * d, 0.0)}, u;
+  for (int a = 0; a < d; ++a)
+    for (int b = 0; b < d; ++b) {
+      for (int i = 0; i < n; ++i)
+        c(a, b) += xc[std::size_t(i) * d + a] * xc[std::size_t(i) * d + b];
+      c(a, b) /= n - 1;
+    }
+  for (int a = 0; a < d; ++a) r.total += c(a, a);
+  const auto w = test::serial_eigh(c, u);
+  for (int j = 0; j < d; ++j) r.spectrum.push_back(w[d - 1 - j]);
+  r.values.assign(r.spectrum.begin(), r.spectrum.begin() + k);
+  std::vector<double> z(std::size_t(n) * k, 0.0);  // column-major
+  for (int j = 0; j < k; ++j)
+    for (int i = 0; i < n; ++i)
+      for (int t = 0; t < d; ++t)
+        z[std::size_t(j) * n + i] += xc[std::size_t(i) * d + t] * u(t, d - 1 - j);
+  const auto before = z;
+  test::serial_fix_signs(z, n, k);
+  r.embedding.resize(std::size_t(n) * k);
+  r.components.resize(std::size_t(d) * k);
+  for (int j = 0; j < k; ++j) {
+    double sign = 1;
+    for (int i = 0; i < n; ++i)
+      if (before[std::size_t(j) * n + i] != 0) {
+        sign = z[std::size_t(j) * n + i] == before[std::size_t(j) * n + i] ? 1.0 : -1.0;
+        break;
+      }
+    for (int i = 0; i < n; ++i) r.embedding[std::size_t(i) * k + j] = z[std::size_t(j) * n + i];
+    for (int t = 0; t < d; ++t) r.components[std::size_t(t) * k + j] = sign * u(t, d - 1 - j);
+  }
+  return r;
+}
+
+struct Case {
+  bool standardize;
+  Solver solver;
+  PcaRoute route;
+};
+
+class PcaVsSerial : public ::testing::TestWithParam<Case> {};
+
+std::string what(const PcaRoute route, int p, int q, int nb) {
+  return pca_route_name(route) + " grid " + std::to_string(p) + "x" + std::to_string(q) + " nb " +
+         std::to_string(nb);
+}
+
+}  // namespace
+
+TEST_P(PcaVsSerial, MatchesLapackOnEveryGridAndBlocking) {
+  const Comm world = Comm::world();
+  const int n = 37, d = 5, k = 3;
+  const auto x = skewed_data(n, d, 11);
+  const std::string dir = test::scratch_dir(world, "pca_serial");
+  auto file = io::open_matrix_file(world, test::write_bin(world, dir, "x.bin", x), {n, d});
+  const SerialPca ref = serial_pca(x, n, d, k, GetParam().standardize);
+  double tail = 0;
+  for (int j = k; j < d; ++j) tail += ref.spectrum[j];
+  PcaSettings settings;
+  settings.components = k;
+  settings.standardize = GetParam().standardize;
+  settings.solver = GetParam().solver;
+  settings.route = GetParam().route;
+  for (auto [p, q] : grid_shapes(world.size()))
+    for (int nb : {2, 16}) {
+      BlacsGrid grid(world, p, q);
+      settings.block_size = nb;
+      PhaseTimer timer;
+      const PcaResult r = fit_pca(*file, grid, settings, timer);
+      const std::string where = what(r.route, p, q, nb);
+      // No ASSERT here: a rank leaving early would hang the others' collectives.
+      EXPECT_EQ(r.k, k) << where;
+      EXPECT_EQ(r.route,
+                settings.route == PcaRoute::automatic ? PcaRoute::covariance : settings.route);
+      EXPECT_LT(max_abs_diff(r.mean, ref.mean), 1e-12) << where;
+      EXPECT_LT(max_abs_diff(r.scale, ref.scale), 1e-12) << where;
+      EXPECT_NEAR(r.total_variance, ref.total, 1e-12 * ref.total) << where;
+      EXPECT_NEAR(r.noise_variance, tail / (d - k), 1e-10 * ref.values[0]) << where;
+      for (int j = 0; j < std::min<int>(k, r.explained_variance.size()); ++j) {
+        EXPECT_NEAR(r.explained_variance[j], ref.values[j], 1e-12 * ref.values[0]) << where;
+        EXPECT_NEAR(r.explained_ratio[j], ref.values[j] / ref.total, 1e-12) << where;
+        EXPECT_LT(r.residuals[j], 1e-12) << where;
+      }
+      if (world.is_root()) {
+        EXPECT_LT(max_abs_diff(r.embedding, ref.embedding), 1e-9) << where;
+        EXPECT_LT(max_abs_diff(r.components, ref.components), 1e-10) << where;
+      } else {
+        EXPECT_TRUE(r.embedding.empty() && r.components.empty());
+      }
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Variants, PcaVsSerial,
+                         ::testing::Values(Case{false, Solver::evd, PcaRoute::automatic},
+                                           Case{true, Solver::evd, PcaRoute::automatic},
+                                           Case{false, Solver::evr, PcaRoute::covariance},
+                                           Case{true, Solver::evr, PcaRoute::gram},
+                                           Case{false, Solver::evd, PcaRoute::gram}),
+                         [](const auto& info) {
+                           return std::string(info.param.standardize ? "standardized"
+                                                                     : "centered") +
+                                  "_" + solver_name(info.param.solver) + "_" +
+                                  pca_route_name(info.param.route);
+                         });
+
+// Both shapes (n >= d and d > n), forcing each route on the same data.
+TEST(Pca, CovarianceAndGramRoutesAgree) {
+  const Comm world = Comm::world();
+  for (auto [n, d] : {std::pair<int, int>{30, 12}, std::pair<int, int>{12, 30}}) {
+    const auto x = skewed_data(n, d, 5);
+    const std::string dir = test::scratch_dir(world, "pca_routes");
+    auto file = io::open_matrix_file(world, test::write_bin(world, dir, "x.bin", x), {n, d});
+    BlacsGrid grid(world);
+    PcaSettings settings;
+    settings.components = 4;
+    settings.block_size = 5;
+    settings.standardize = true;
+    PhaseTimer timer;
+    settings.route = PcaRoute::covariance;
+    const PcaResult cov = fit_pca(*file, grid, settings, timer);
+    settings.route = PcaRoute::gram;
+    const PcaResult gram = fit_pca(*file, grid, settings, timer);
+    settings.route = PcaRoute::automatic;
+    const PcaResult automatic = fit_pca(*file, grid, settings, timer);
+    const std::string shape = std::to_string(n) + " x " + std::to_string(d);
+    EXPECT_EQ(automatic.route, n >= d ? PcaRoute::covariance : PcaRoute::gram) << shape;
+    EXPECT_EQ(cov.spectrum.size(), std::size_t(d));
+    EXPECT_EQ(gram.spectrum.size(), std::size_t(n));
+    const double top = cov.explained_variance[0];
+    for (int j = 0; j < 4; ++j) {
+      EXPECT_NEAR(cov.explained_variance[j], gram.explained_variance[j], 1e-12 * top) << shape;
+      EXPECT_NEAR(cov.explained_ratio[j], gram.explained_ratio[j], 1e-12) << shape;
+    }
+    EXPECT_NEAR(cov.total_variance, gram.total_variance, 1e-12 * top) << shape;
+    EXPECT_NEAR(cov.noise_variance, gram.noise_variance, 1e-10 * top) << shape;
+    if (world.is_root()) {
+      EXPECT_LT(max_abs_diff(cov.embedding, gram.embedding), 1e-9) << shape;
+      EXPECT_LT(max_abs_diff(cov.components, gram.components), 1e-9) << shape;
+      // The axes are orthonormal on both routes.
+      for (const PcaResult* r : {&cov, &gram})
+        for (int a = 0; a < 4; ++a)
+          for (int b = 0; b < 4; ++b) {
+            double dot = 0;
+            for (int t = 0; t < d; ++t) dot += r->components[t * 4 + a] * r->components[t * 4 + b];
+            EXPECT_NEAR(dot, a == b ? 1.0 : 0.0, 1e-12) << shape;
+          }
+    }
+  }
+}
+
+TEST(Pca, LinearKernelPcaIsPcaWithEigenvaluesTimesNMinusOne) {
+  const Comm world = Comm::world();
+  const int n = 45, d = 6, k = 4;
+  const auto x = skewed_data(n, d, 9);
+  const std::string dir = test::scratch_dir(world, "pca_kpca");
+  auto file = io::open_matrix_file(world, test::write_bin(world, dir, "x.bin", x), {n, d});
+  BlacsGrid grid(world);
+  PhaseTimer timer;
+  KpcaSettings ks;
+  ks.kernel.type = KernelType::linear;
+  ks.components = k;
+  ks.block_size = 7;
+  const KpcaResult kpca = fit_kpca(*file, grid, ks, timer);
+  for (PcaRoute route : {PcaRoute::covariance, PcaRoute::gram}) {
+    PcaSettings ps;
+    ps.components = k;
+    ps.block_size = 4;
+    ps.route = route;
+    const PcaResult pca = fit_pca(*file, grid, ps, timer);
+    for (int j = 0; j < k; ++j) {
+      EXPECT_NEAR(kpca.eigenvalues[j], (n - 1) * pca.explained_variance[j],
+                  1e-12 * kpca.eigenvalues[0]);
+      EXPECT_NEAR(kpca.explained_ratio[j], pca.explained_ratio[j], 1e-12);
+    }
+    if (world.is_root()) {
+      EXPECT_LT(max_abs_diff(kpca.embedding, pca.embedding), 1e-9);
+    }
+  }
+}
+
+// X = Q diag(s) W^T + mean with Q orthonormal and orthogonal to 1 (so
+// centering keeps it) and W orthogonal: the covariance eigenvalues are
+// exactly s_j^2 / (n-1).
+TEST(Pca, VarianceSelectsTheSmallestKAboveTheThreshold) {
+  const Comm world = Comm::world();
+  const int n = 40, d = 6;
+  const std::vector<double> variances = {10, 5, 2.5, 1.5, 0.5, 0.5};  // ratios /20
+  auto orthonormal = [](std::vector<double> a, int rows, int cols, bool center) {
+    // Modified Gram-Schmidt on the columns of row-major a (after centering).
+    for (int j = 0; j < cols; ++j) {
+      if (center) {
+        double mean = 0;
+        for (int i = 0; i < rows; ++i) mean += a[i * cols + j] / rows;
+        for (int i = 0; i < rows; ++i) a[i * cols + j] -= mean;
+      }
+      for (int pass = 0; pass < 2; ++pass)
+        for (int l = 0; l < j; ++l) {
+          double dot = 0;
+          for (int i = 0; i < rows; ++i) dot += a[i * cols + j] * a[i * cols + l];
+          for (int i = 0; i < rows; ++i) a[i * cols + j] -= dot * a[i * cols + l];
+        }
+      double norm = 0;
+      for (int i = 0; i < rows; ++i) norm += a[i * cols + j] * a[i * cols + j];
+      for (int i = 0; i < rows; ++i) a[i * cols + j] /= std::sqrt(norm);
+    }
+    return a;
+  };
+  const auto q = orthonormal(test::random_data(n, d, 3), n, d, true);
+  const auto w = orthonormal(test::random_data(d, d, 4), d, d, false);
+  std::vector<double> x(std::size_t(n) * d);
+  for (int i = 0; i < n; ++i)
+    for (int t = 0; t < d; ++t) {
+      double v = 7.0 - t;
+      for (int j = 0; j < d; ++j)
+        v += q[i * d + j] * std::sqrt(variances[j] * (n - 1)) * w[t * d + j];
+      x[std::size_t(i) * d + t] = v;
+    }
+  const std::string dir = test::scratch_dir(world, "pca_variance");
+  auto file = io::open_matrix_file(world, test::write_bin(world, dir, "x.bin", x), {n, d});
+  // Cumulative ratios: 0.5, 0.75, 0.875, 0.95, 0.975, 1.
+  const std::vector<std::pair<double, int>> cases = {{0.3, 1},  {0.5 - 1e-9, 1}, {0.5 + 1e-9, 2},
+                                                     {0.74, 2}, {0.8, 3},        {0.9, 4},
+                                                     {0.96, 5}, {0.99, 6}};
+  BlacsGrid grid(world);
+  for (PcaRoute route : {PcaRoute::covariance, PcaRoute::gram})
+    for (auto [threshold, expected] : cases) {
+      // The n x n Gram route is the slower one: a few thresholds suffice.
+      if (route == PcaRoute::gram && threshold != 0.3 && threshold != 0.8 && threshold != 0.99)
+        continue;
+      PcaSettings settings;
+      settings.variance = threshold;
+      settings.route = route;
+      settings.block_size = 8;
+      PhaseTimer timer;
+      const PcaResult r = fit_pca(*file, grid, settings, timer);
+      EXPECT_EQ(r.k, expected) << "--variance " << threshold << " " << pca_route_name(route);
+      EXPECT_NEAR(r.total_variance, 20.0, 1e-10);
+      for (int j = 0; j < std::min(r.k, d); ++j)
+        EXPECT_NEAR(r.explained_variance[j], variances[j], 1e-10) << j;
+      if (r.k < d) {
+        double tail = 0;
+        for (int j = r.k; j < d; ++j) tail += variances[j];
+        EXPECT_NEAR(r.noise_variance, tail / (d - r.k), 1e-10);
+      }
+      if (world.is_root()) {
+        EXPECT_EQ(r.embedding.size(), std::size_t(n) * r.k);
+      }
+    }
+}
+
+TEST(Pca, WhitenedComponentsHaveUnitVarianceAndNoCorrelation) {
+  const Comm world = Comm::world();
+  for (auto [n, d] : {std::pair<int, int>{50, 5}, std::pair<int, int>{15, 40}}) {
+    const int k = 4;
+    const auto x = skewed_data(n, d, 17);
+    const std::string dir = test::scratch_dir(world, "pca_whiten");
+    auto file = io::open_matrix_file(world, test::write_bin(world, dir, "x.bin", x), {n, d});
+    BlacsGrid grid(world);
+    PcaSettings settings;
+    settings.components = k;
+    settings.whiten = true;
+    settings.block_size = 4;
+    PhaseTimer timer;
+    const PcaResult r = fit_pca(*file, grid, settings, timer);
+    settings.whiten = false;
+    const PcaResult plain = fit_pca(*file, grid, settings, timer);
+    if (!world.is_root()) continue;
+    for (int a = 0; a < k; ++a) {
+      double mean = 0;
+      for (int i = 0; i < n; ++i) mean += r.embedding[i * k + a] / n;
+      EXPECT_NEAR(mean, 0.0, 1e-12);
+      for (int b = 0; b < k; ++b) {
+        double cov = 0;
+        for (int i = 0; i < n; ++i) cov += r.embedding[i * k + a] * r.embedding[i * k + b];
+        EXPECT_NEAR(cov / (n - 1), a == b ? 1.0 : 0.0, 1e-10) << n << " x " << d;
+      }
+      // Whitening rescales the plain components and keeps their signs.
+      for (int i = 0; i < n; ++i)
+        EXPECT_NEAR(r.embedding[i * k + a] * std::sqrt(plain.explained_variance[a]),
+                    plain.embedding[i * k + a], 1e-10);
+    }
+  }
+}
+
+TEST(Pca, TransformOfTrainingPointsReproducesTheFit) {
+  const Comm world = Comm::world();
+  const int n = 33, d = 7, k = 3;
+  const auto x = skewed_data(n, d, 23);
+  const std::string dir = test::scratch_dir(world, "pca_transform");
+  const std::string data = test::write_bin(world, dir, "x.bin", x);
+  auto file = io::open_matrix_file(world, data, {n, d});
+  for (PcaRoute route : {PcaRoute::covariance, PcaRoute::gram})
+    for (bool flags : {false, true}) {
+      BlacsGrid grid(world);
+      PcaSettings settings;
+      settings.components = k;
+      settings.standardize = settings.whiten = flags;
+      settings.route = route;
+      settings.block_size = 4;
+      PhaseTimer timer;
+      const PcaResult r = fit_pca(*file, grid, settings, timer);
+      auto axes =
+          io::open_matrix_file(world, test::write_bin(world, dir, "u.bin", r.components), {d, k});
+      const PcaProjection model{d, k, r.mean, r.scale, r.explained_variance, flags};
+      for (int nb : {3, 64}) {
+        const auto z = pca_transform(model, *axes, *file, grid, nb);
+        if (world.is_root()) {
+          EXPECT_LT(max_abs_diff(z, r.embedding), 1e-10);
+        }
+      }
+    }
+}
+
+TEST(Pca, ConstantColumnUnderStandardizeIsAnAgreedErrorNamingIt) {
+  const Comm world = Comm::world();
+  const int n = 23, d = 4;
+  auto x = test::random_data(n, d, 2);
+  for (int i = 0; i < n; ++i) x[i * d + 2] = 0.1;  // column 3; its mean rounds away from 0.1
+  const std::string dir = test::scratch_dir(world, "pca_constant");
+  auto file = io::open_matrix_file(world, test::write_bin(world, dir, "x.bin", x), {n, d});
+  BlacsGrid grid(world);
+  PcaSettings settings;
+  settings.components = 2;
+  settings.block_size = 3;
+  settings.standardize = true;
+  std::string message;
+  try {
+    PhaseTimer timer;
+    fit_pca(*file, grid, settings, timer);
+  } catch (const Error& e) {
+    message = e.what();
+  }
+  EXPECT_NE(message.find("column 3 (1-based"), std::string::npos) << message;
+  EXPECT_NE(message.find("constant"), std::string::npos) << message;
+  EXPECT_TRUE(test::all_ranks(world, !message.empty()));
+
+  // Without --standardize a constant column is harmless (zero variance).
+  settings.standardize = false;
+  PhaseTimer timer;
+  const PcaResult r = fit_pca(*file, grid, settings, timer);
+  EXPECT_EQ(r.k, 2);
+}
+
+TEST(Pca, BadSettingsAreAgreedErrors) {
+  const Comm world = Comm::world();
+  const int n = 10, d = 3;
+  const std::string dir = test::scratch_dir(world, "pca_bad");
+  auto file = io::open_matrix_file(
+      world, test::write_bin(world, dir, "x.bin", test::random_data(n, d, 1)), {n, d});
+  BlacsGrid grid(world);
+  struct Bad {
+    PcaSettings settings;
+    std::string expected;
+  };
+  PcaSettings too_many;
+  too_many.components = 4;
+  PcaSettings evr;
+  evr.variance = 0.9;
+  evr.solver = Solver::evr;
+  for (const Bad& bad :
+       {Bad{too_many, "between 1 and min(n, d) = 3"}, Bad{evr, "--solver evr does not compute"}}) {
+    std::string message;
+    try {
+      PhaseTimer timer;
+      fit_pca(*file, grid, bad.settings, timer);
+    } catch (const Error& e) {
+      message = e.what();
+    }
+    EXPECT_NE(message.find(bad.expected), std::string::npos) << message;
+    EXPECT_TRUE(test::all_ranks(world, !message.empty()));
+  }
+}
