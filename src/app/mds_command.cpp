@@ -1,0 +1,261 @@
+#include "kembed/app/mds_command.hpp"
+
+#include <cmath>
+#include <optional>
+
+#include "kembed/app/options.hpp"
+#include "kembed/app/run_report.hpp"
+#include "kembed/core/error.hpp"
+#include "kembed/io/csv_writer.hpp"
+#include "kembed/io/model.hpp"
+#include "kembed/io/output_dir.hpp"
+#include "kembed/spectral/mds.hpp"
+
+namespace kembed::app {
+
+namespace {
+
+// Where the dissimilarities come from: a distance matrix (--distances) or
+// points (--input / --generate) under --metric.
+struct MdsInputOptions {
+  std::optional<InputOptions> points;  ///< set for point input
+  std::string distances;               ///< path of the distance matrix otherwise
+  io::FileHints hints;                 ///< shape of a .bin distance matrix
+  std::optional<Metric> metric;        ///< set for point input
+  bool symmetrize = false;
+
+  static po::options_description description() {
+    po::options_description d("distances");
+    // clang-format off
+    d.add_options()
+        ("distances", po::value<std::string>(),
+         "n x n distance matrix (.csv/.tsv/.txt, .npy, .bin with --rows N) instead of --input")
+        ("metric", po::value<std::string>(),
+         "with --input: euclidean (default), sqeuclidean, manhattan or cosine "
+         "(1 - cosine similarity)")
+        ("symmetrize", po::bool_switch(),
+         "with --distances: average D and D^T instead of rejecting an asymmetric matrix");
+    // clang-format on
+    return d;
+  }
+
+  explicit MdsInputOptions(const po::variables_map& vm) {
+    symmetrize = vm["symmetrize"].as<bool>();
+    if (vm.count("distances")) {
+      if (vm.count("input") || vm.count("generate"))
+        throw Error("give either --distances (a distance matrix) or --input (points), not both");
+      if (vm.count("metric"))
+        throw Error("--metric applies to points (--input); --distances are used as given");
+      distances = vm["distances"].as<std::string>();
+      if (vm.count("rows")) hints.rows = vm["rows"].as<std::int64_t>();
+      hints.cols = vm.count("cols") ? vm["cols"].as<std::int64_t>() : hints.rows;
+      if (vm.count("rows") && hints.rows < 1) throw Error("--rows must be at least 1");
+      if (vm.count("cols") && hints.cols < 1) throw Error("--cols must be at least 1");
+      return;
+    }
+    if (!vm.count("input") && !vm.count("generate"))
+      throw Error("missing --distances FILE (a distance matrix) or --input FILE (points)");
+    if (symmetrize) throw Error("--symmetrize applies to --distances only");
+    points.emplace(vm);
+    metric = parse_metric(vm.count("metric") ? vm["metric"].as<std::string>() : "euclidean");
+  }
+
+  /// Collective: the distance matrix or the points.
+  std::unique_ptr<io::MatrixFile> open(const Comm& comm) const {
+    if (points) return points->open(comm);
+    return io::open_matrix_file(comm, distances, hints);
+  }
+};
+
+Json optional_json(const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); }
+
+std::string eigenvalues_csv(const MdsResult& r) {
+  std::vector<double> table;
+  for (std::size_t j = 0; j < r.eigenvalues.size(); ++j) {
+    table.push_back(r.eigenvalues[j]);
+    table.push_back(r.explained_ratio[j]);
+  }
+  return io::format_csv({"eigenvalue", "explained_variance_ratio"}, table);
+}
+
+// Collective: writes model/ into the staging directory `out` (rank 0).
+void save_model(const Comm& world, const io::OutputDir* out, io::MatrixFile& file,
+                const MdsResult& r, const std::optional<Metric>& metric, int k) {
+  std::optional<io::ModelWriter> writer;
+  collectively(world, [&] {
+    if (!world.is_root()) return;
+    writer.emplace(out->file("model"));
+    writer->add("vectors", {r.n, k, r.vectors});
+    writer->add("eigenvalues", {1, k, r.eigenvalues});
+    writer->add("sq_distance_row_means", {1, r.n, r.sq_row_means});
+  });
+  Json manifest;
+  manifest["method"] = "mds";
+  manifest["kembed_version"] = KEMBED_VERSION;
+  manifest["n"] = r.n;
+  manifest["d"] = r.d;
+  manifest["k"] = k;
+  manifest["input"] = metric ? "points" : "distances";
+  if (metric) manifest["metric"] = metric_name(*metric);
+  manifest["sq_distance_grand_mean"] = r.sq_grand_mean;
+  manifest["embedding_scale"] = "sqrt(eigenvalue)";
+  manifest["projection"] =
+      "Gower: b* = -1/2 (q - r - mean(q) + g), y* = Lambda^(-1/2) V^T b*, q = squared distances "
+      "to the training points, r = sq_distance_row_means, g = sq_distance_grand_mean";
+  if (metric) {
+    std::string path = world.is_root() ? writer->dir() + "/X.npy" : std::string();
+    world.broadcast(path);
+    manifest["data_fingerprint_fnv1a64"] = io::copy_to_npy(world, file, path);
+  }
+  collectively(world, [&] {
+    if (!world.is_root()) return;
+    if (metric) writer->add_written("X", r.n, r.d);
+    writer->finish(manifest);
+  });
+}
+
+Json spectrum_report(Json report, const MdsResult& r, const std::string& solver) {
+  report["gof1"] = optional_json(r.gof1);
+  report["gof2"] = optional_json(r.gof2);
+  if (r.negative_count)
+    report["negative_eigenvalues"] = *r.negative_count;
+  else
+    report["negative_eigenvalues"] = nullptr;
+  // The most negative eigenvalue when B has any beyond round-off, else null.
+  const bool has_negative = r.negative_count && *r.negative_count > 0;
+  report["most_negative_eigenvalue"] =
+      has_negative ? optional_json(r.smallest_eigenvalue) : Json(nullptr);
+  report["smallest_eigenvalue"] = optional_json(r.smallest_eigenvalue);
+  report["sum_positive_eigenvalues"] = optional_json(r.positive_sum);
+  report["zero_eigenvalue_threshold"] = r.zero_threshold;
+  report["gof_definition"] =
+      "GOF1 = sum_k lambda / sum_i |lambda_i|, GOF2 = sum_k lambda / sum_i max(lambda_i, 0) "
+      "(R cmdscale), over all n eigenvalues of B";
+  report["negative_eigenvalues_definition"] =
+      "eigenvalues of B below -zero_eigenvalue_threshold = -n eps max(|lambda_1|, ||B||_F); "
+      "any means the distances are not Euclidean (no point set in any dimension has them)";
+  if (!r.gof1)
+    report["spectrum_unavailable"] =
+        "solver " + solver +
+        " computes only the top K eigenvalues; gof1, gof2, negative_eigenvalues and "
+        "most_negative_eigenvalue need all n (use --solver evd)";
+  return report;
+}
+
+}  // namespace
+
+po::options_description mds_options() {
+  po::options_description all;
+  all.add(MdsInputOptions::description())
+      .add(InputOptions::description("points, one per row (.csv/.tsv/.txt, .npy, .bin), "
+                                     "instead of --distances"))
+      .add(OutputOptions::description())
+      .add(SolveOptions::description());
+  return all;
+}
+
+void run_mds(const po::variables_map& vm, const Comm& world) {
+  const MdsInputOptions in(vm);
+  const OutputOptions output(vm);
+  const SolveOptions solve(vm);
+  PhaseTimer timer;
+  timer.start("read");
+  collectively(world, [&] {
+    if (world.is_root()) io::check_output_path(output.output_dir);
+  });
+  const BlacsGrid grid = solve.layout.make_grid(world);
+  auto file = in.open(world);
+
+  const int k = solve.components;
+  MdsSettings settings{in.metric, k, solve.solver, solve.layout.block_size, in.symmetrize};
+  const MdsResult result = fit_mds(*file, grid, settings, timer);
+
+  timer.start("write");
+  std::unique_ptr<io::OutputDir> out;
+  collectively(world, [&] {
+    if (!world.is_root()) return;
+    out = std::make_unique<io::OutputDir>(output.output_dir);
+    out->write("embedding.csv", io::format_csv(io::numbered_columns("c", k), result.embedding));
+    out->write("eigenvalues.csv", eigenvalues_csv(result));
+    if (!result.spectrum.empty())
+      out->write("spectrum.csv", io::format_csv({"eigenvalue"}, result.spectrum));
+  });
+  save_model(world, out.get(), *file, result, in.metric, k);
+  timer.stop();
+
+  Json report = common_report("mds", solve.layout.block_size, *file, grid, timer);
+  report["solver"] = solver_name(solve.solver);
+  report["n"] = result.n;
+  report["d"] = result.d;
+  report["input_kind"] = in.metric ? "points" : "distances";
+  report["metric"] = in.metric ? Json(metric_name(*in.metric)) : Json(nullptr);
+  report["symmetrized"] = in.symmetrize;
+  if (result.max_asymmetry) report["max_asymmetry_before_symmetrizing"] = *result.max_asymmetry;
+  report["components"] = k;
+  report["double_centering"] = "B = -1/2 J D^(2) J, J = I - 11^T/n, D^(2) = squared distances";
+  report["eigenvalues"] = result.eigenvalues;
+  report["explained_variance_ratio"] = result.explained_ratio;
+  report["explained_variance_ratio_denominator"] =
+      result.ratio_of_trace
+          ? "trace(B) = sum of all eigenvalues (the sum of the positive ones needs the full "
+            "spectrum, which only --solver evd computes; the two agree only when B has no "
+            "negative eigenvalues)"
+          : "sum of the positive eigenvalues of B";
+  report = spectrum_report(std::move(report), result, solver_name(solve.solver));
+  report["trace_B"] = result.trace;
+  report["frobenius_norm_B"] = result.frobenius_norm;
+  report["relative_residuals"] = result.residuals;
+  report["residual_definition"] = "||B v - lambda v||_2 / ||B||_F";
+  report["embedding_scale"] = "y_j = sqrt(lambda_j) v_j (classical MDS, R cmdscale)";
+  report["sign_convention"] = "largest |entry| of each eigenvector is positive";
+
+  collectively(world, [&] {
+    if (!world.is_root()) return;
+    out->write("run.json", report.dump(2) + "\n");
+    out->commit();
+  });
+  std::string files = "embedding.csv, eigenvalues.csv, ";
+  if (!result.spectrum.empty()) files += "spectrum.csv, ";
+  std::string note;
+  if (result.negative_count && *result.negative_count > 0)
+    note = "; B has " + std::to_string(*result.negative_count) +
+           " negative eigenvalues (non-Euclidean distances; see gof1, gof2 in run.json)";
+  say(world, output.quiet,
+      "kembed mds: n = " + std::to_string(result.n) + ", k = " + std::to_string(k) + ", " +
+          std::to_string(world.size()) + " ranks; results in " + output.output_dir + "/ (" + files +
+          "run.json, model/)" + note);
+}
+
+Projection project_mds(const io::Model& model, io::MatrixFile& points, const BlacsGrid& grid,
+                       int block_size) {
+  const Comm& comm = grid.comm();
+  const Json& m = model.manifest();
+  MdsProjection p;
+  collectively(comm, [&] {
+    p.n = m.at("n").get<std::int64_t>();
+    p.d = m.at("d").get<std::int64_t>();
+    p.k = m.at("k").get<int>();
+    p.sq_grand_mean = m.at("sq_distance_grand_mean").get<double>();
+    const std::string input = m.at("input").get<std::string>();
+    if (input == "points")
+      p.metric = parse_metric(m.at("metric").get<std::string>());
+    else if (input != "distances")
+      throw Error(model.dir() + "/manifest.json: unknown MDS input '" + input + "'");
+    if (p.n < 2 || p.k < 1 || p.k > p.n || (p.metric && p.d < 1))
+      throw Error(model.dir() + "/manifest.json: inconsistent n, d, k");
+  });
+  p.eigenvalues = model.small(comm, "eigenvalues", 1, p.k).values;
+  std::string error;
+  for (double v : p.eigenvalues)
+    if (!(v > 0 && std::isfinite(v)))
+      error = model.dir() + ": eigenvalue " + std::to_string(v) +
+              " is not positive; the model is damaged";
+  agree(comm, error);
+  p.sq_row_means = model.small(comm, "sq_distance_row_means", 1, p.n).values;
+  auto vectors = model.large(comm, "vectors");
+  std::unique_ptr<io::MatrixFile> training;
+  if (p.metric) training = model.large(comm, "X");
+  return {p.k, mds_transform(p, training.get(), *vectors, points, grid, block_size)};
+}
+
+}  // namespace kembed::app

@@ -1,0 +1,252 @@
+#include "kembed/spectral/mds.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+#include "kembed/core/error.hpp"
+#include "kembed/kernel/assemble.hpp"
+#include "kembed/linalg/reductions.hpp"
+#include "kembed/linalg/scalapack.hpp"
+#include "kembed/spectral/centering.hpp"
+#include "kembed/spectral/distance_checks.hpp"
+#include "kembed/spectral/residuals.hpp"
+#include "kembed/spectral/sign_convention.hpp"
+
+namespace kembed {
+
+namespace {
+
+// Relative residual above which an eigenpair is rejected as wrong.
+constexpr double kResidualLimit = 1e-6;
+
+std::string exact(double v) {
+  std::ostringstream s;
+  s.precision(17);
+  s << v;
+  return s.str();
+}
+
+void check_shape(const io::MatrixFile& file, const MdsSettings& s, const Comm& comm) {
+  std::string error;
+  const auto n = file.rows();
+  if (!s.metric && file.rows() != file.cols())
+    error = file.path() + ": not a distance matrix: it must be square, found " +
+            std::to_string(file.rows()) + " x " + std::to_string(file.cols());
+  else if (n < 2)
+    error = file.path() + ": MDS needs at least 2 points, found " + std::to_string(n);
+  else if (s.components > n)
+    error = "--components " + std::to_string(s.components) + " exceeds the number of points (" +
+            std::to_string(n) + ") in " + file.path();
+  agree(comm, error);
+}
+
+// Fills `dmat` with the distance matrix: read (and, when `result` is given,
+// validated; symmetrized if asked) or assembled from the points in `file`.
+void build_distances(io::MatrixFile& file, const MdsSettings& s, DistMatrix& dmat,
+                     PhaseTimer* timer, MdsResult* result) {
+  if (timer) timer->start("distribute");
+  if (!s.metric) {
+    read_block_cyclic(file, dmat);
+    if (timer) timer->start("validate");
+    if (result) {
+      result->max_asymmetry = validate_distances(dmat, file.path(), s.symmetrize).max_asymmetry;
+    } else if (s.symmetrize) {
+      symmetrize(dmat);
+    }
+    return;
+  }
+  const int d = static_cast<int>(file.cols());
+  const auto row_panel = read_panel(file, dmat.row_dist());
+  const auto col_panel = read_panel(file, dmat.col_dist());
+  if (result)
+    check_points_for_metric(*s.metric, row_panel, dmat.row_dist(), d, dmat.grid().comm(),
+                            file.path());
+  if (timer) timer->start("assemble");
+  assemble_distances(*s.metric, row_panel, col_panel, d, dmat);
+}
+
+// a <- scale * (a o a), elementwise.
+void square_entries(DistMatrix& a, double scale) {
+  for (int lj = 0; lj < a.local_cols(); ++lj) {
+    double* column = a.data() + std::size_t(lj) * a.ld();
+    for (int li = 0; li < a.local_rows(); ++li) column[li] = scale * column[li] * column[li];
+  }
+}
+
+// B = -1/2 J D^(2) J in place of D: center_kernel applied to -1/2 D o D.
+// Returns the means of -1/2 D^(2).
+CenteringStats double_center(DistMatrix& dmat) {
+  square_entries(dmat, -0.5);
+  return center_kernel(dmat);
+}
+
+// Everything that needs the whole spectrum of B (evd).
+void spectrum_figures(MdsResult& r, int k) {
+  double top = 0, absolute = 0, positive = 0;
+  std::int64_t negative = 0;
+  for (int j = 0; j < k; ++j) top += r.eigenvalues[j];
+  for (double v : r.spectrum) {
+    absolute += std::abs(v);
+    positive += std::max(v, 0.0);
+    negative += v < -r.zero_threshold ? 1 : 0;
+  }
+  r.positive_sum = positive;
+  r.gof1 = top / absolute;
+  r.gof2 = top / positive;
+  r.negative_count = negative;
+  r.smallest_eigenvalue = r.spectrum.back();
+}
+
+}  // namespace
+
+MdsResult fit_mds(io::MatrixFile& file, const BlacsGrid& grid, const MdsSettings& settings,
+                  PhaseTimer& timer) {
+  const Comm& comm = grid.comm();
+  check_shape(file, settings, comm);
+  MdsResult result;
+  result.n = file.rows();
+  result.d = settings.metric ? file.cols() : 0;
+  const int k = settings.components, nb = settings.block_size;
+  const std::int64_t n = result.n;
+
+  DistMatrix b(grid, n, n, nb, nb);
+  build_distances(file, settings, b, &timer, &result);
+
+  timer.start("center");
+  {
+    const CenteringStats stats = double_center(b);
+    // The means of -1/2 D^(2) scaled back (exactly: a power of two) to those of D^(2).
+    result.sq_row_means = stats.col_means;
+    for (double& v : result.sq_row_means) v *= -2;
+    result.sq_grand_mean = -2 * stats.grand_mean;
+  }
+  result.trace = trace(b);
+  result.frobenius_norm = frobenius_norm(b);
+
+  timer.start("solve");
+  Eigenpairs pairs = top_eigenpairs(b, k, settings.solver);
+  result.eigenvalues = pairs.values;
+  result.spectrum = pairs.spectrum;
+  result.zero_threshold = static_cast<double>(n) * std::numeric_limits<double>::epsilon() *
+                          std::max(std::abs(pairs.values[0]), result.frobenius_norm);
+
+  // Y = V sqrt(Lambda) needs lambda > 0. When fewer than k of the top k are
+  // positive, that count is also the number of positive eigenvalues of B.
+  int positive = 0;
+  for (double v : pairs.values) positive += v > result.zero_threshold ? 1 : 0;
+  if (positive < k) {
+    std::string advice = positive > 0
+                             ? "; use --components " + std::to_string(positive) + " or fewer"
+                             : "; no embedding exists (are all distances 0?)";
+    agree(comm, "--components " + std::to_string(k) + " asks for more components than the " +
+                    std::to_string(positive) +
+                    " positive eigenvalues of B = -1/2 J D^(2) J (eigenvalue " +
+                    std::to_string(positive + 1) + " is " + exact(pairs.values[positive]) + ")" +
+                    advice);
+  }
+  if (!result.spectrum.empty()) {
+    spectrum_figures(result, k);
+    for (double v : result.eigenvalues) result.explained_ratio.push_back(v / *result.positive_sum);
+  } else {
+    result.ratio_of_trace = true;
+    for (double v : result.eigenvalues) result.explained_ratio.push_back(v / result.trace);
+  }
+
+  timer.start("project");
+  fix_signs(pairs.vectors);
+  const auto v = pairs.vectors.gather_to_root();  // column-major n x k
+  if (comm.is_root()) {
+    result.embedding.resize(std::size_t(n) * k);
+    result.vectors.resize(std::size_t(n) * k);
+    for (int j = 0; j < k; ++j) {
+      const double scale = std::sqrt(result.eigenvalues[j]);
+      for (std::int64_t i = 0; i < n; ++i) {
+        result.vectors[std::size_t(i) * k + j] = v[std::size_t(j) * n + i];
+        result.embedding[std::size_t(i) * k + j] = v[std::size_t(j) * n + i] * scale;
+      }
+    }
+  }
+
+  // The solver overwrote B: rebuild it in place rather than keep a second
+  // n x n matrix, then check the eigenpairs against it.
+  timer.start("residual");
+  build_distances(file, settings, b, nullptr, nullptr);
+  double_center(b);
+  const auto norms = residual_norms(b, pairs.vectors, pairs.values);
+  for (double r : norms) result.residuals.push_back(r / result.frobenius_norm);
+  for (int j = 0; j < k; ++j)
+    if (!(result.residuals[j] <= kResidualLimit))
+      agree(comm, "eigensolver " + solver_name(settings.solver) + " returned eigenpair " +
+                      std::to_string(j + 1) + " with relative residual " +
+                      std::to_string(result.residuals[j]) + " (limit " +
+                      std::to_string(kResidualLimit) + "); the result would be wrong");
+  timer.stop();
+  return result;
+}
+
+std::vector<double> mds_transform(const MdsProjection& model, io::MatrixFile* training,
+                                  io::MatrixFile& vectors, io::MatrixFile& points,
+                                  const BlacsGrid& grid, int block_size) {
+  const Comm& comm = grid.comm();
+  const std::int64_t m = points.rows(), n = model.n;
+  const int k = model.k;
+  std::string error;
+  if (model.metric && points.cols() != model.d)
+    error = points.path() + ": has " + std::to_string(points.cols()) +
+            " columns, but the model was fitted on points with " + std::to_string(model.d) +
+            " features";
+  else if (!model.metric && points.cols() != n)
+    error = points.path() + ": has " + std::to_string(points.cols()) +
+            " columns, but the model needs the distances of each new point to its " +
+            std::to_string(n) + " training points (m x n)";
+  else if (vectors.rows() != n || vectors.cols() != k)
+    error = vectors.path() + ": eigenvector matrix has the wrong shape";
+  else if (model.metric && !training)
+    error = "the model has no training points";
+  agree(comm, error);
+
+  const int nb = block_size;
+  DistMatrix bstar(grid, m, n, nb, nb);
+  if (model.metric) {
+    const int d = static_cast<int>(model.d);
+    const auto rows = read_panel(points, bstar.row_dist());
+    const auto cols = read_panel(*training, bstar.col_dist());
+    check_points_for_metric(*model.metric, rows, bstar.row_dist(), d, comm, points.path());
+    assemble_distances(*model.metric, rows, cols, d, bstar);
+  } else {
+    read_block_cyclic(points, bstar);
+    if (auto e = find_negative(bstar))
+      agree(comm, points.path() + ": entry (" + std::to_string(e->i + 1) + ", " +
+                      std::to_string(e->j + 1) + ") is " + exact(e->value) +
+                      ", but distances must be non-negative (1-based)");
+  }
+  // Gower: b*_ij = -1/2 (q_ij - r_j - mean_j q_ij + g), q the squared distances.
+  square_entries(bstar, 1.0);
+  const CenteringStats q = kernel_means(bstar);
+  for (int lj = 0; lj < bstar.local_cols(); ++lj) {
+    const double shift = model.sq_grand_mean - model.sq_row_means[bstar.col_dist().to_global(lj)];
+    for (int li = 0; li < bstar.local_rows(); ++li) {
+      double& e = bstar.local(li, lj);
+      e = -0.5 * (e + shift - q.row_means[bstar.row_dist().to_global(li)]);
+    }
+  }
+  DistMatrix v(grid, n, k, nb, nb);
+  read_block_cyclic(vectors, v);
+  DistMatrix y(grid, m, k, nb, nb);
+  scalapack::gemm('N', 'N', 1.0, bstar, v, 0.0, y);
+  const auto full = y.gather_to_root();  // column-major m x k
+  std::vector<double> embedding;
+  if (comm.is_root()) {
+    embedding.resize(full.size());
+    for (int j = 0; j < k; ++j) {
+      const double scale = 1 / std::sqrt(model.eigenvalues[j]);
+      for (std::int64_t i = 0; i < m; ++i)
+        embedding[std::size_t(i) * k + j] = full[std::size_t(j) * m + i] * scale;
+    }
+  }
+  return embedding;
+}
+
+}  // namespace kembed
