@@ -8,7 +8,10 @@ KEMBED_BUILD=${KEMBED_BUILD:-$KEMBED_ROOT/build}
 # Debian 12 packages kembed needs to build and test.
 KEMBED_PACKAGES=(build-essential cmake pkg-config openmpi-bin libopenmpi-dev
   libscalapack-openmpi-dev libopenblas-dev liblapack-dev libboost-program-options-dev
-  libgtest-dev nlohmann-json3-dev)
+  libgtest-dev nlohmann-json3-dev libelpa-dev)
+# Only for tests and reports, not for building or running kembed: a local SLURM
+# cluster (tests/slurm) and the scaling plot of jobs/report.py.
+KEMBED_TEST_PACKAGES=(slurm-wlm munge python3-matplotlib)
 
 # Installs the packages that are not installed yet (idempotent; apt only when needed).
 kembed_install() {

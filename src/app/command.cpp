@@ -2,6 +2,8 @@
 
 #include "kembed/app/generate_command.hpp"
 #include "kembed/app/kpca_command.hpp"
+#include "kembed/app/mds_command.hpp"
+#include "kembed/app/pca_command.hpp"
 #include "kembed/app/transform_command.hpp"
 
 namespace kembed::app {
@@ -10,6 +12,8 @@ const std::vector<Command>& commands() {
   static const std::vector<Command> all = {
       {"generate", "write a synthetic data set (.npy) in parallel", generate_options, run_generate},
       {"kpca", "kernel PCA of a data matrix (or of a precomputed kernel)", kpca_options, run_kpca},
+      {"mds", "classical MDS of a distance matrix or of points", mds_options, run_mds},
+      {"pca", "linear PCA of a data matrix (covariance or Gram route)", pca_options, run_pca},
       {"transform", "project new data with a saved model (OUTPUT-DIR/model)", transform_options,
        run_transform},
   };

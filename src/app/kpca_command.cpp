@@ -101,8 +101,10 @@ void run_kpca(const po::variables_map& vm, const Comm& world) {
   auto file = in.open(world);  // --input, or --generate in memory
 
   const int k = solve.components;
-  KpcaSettings settings{kernel.kernel, k, solve.solver, solve.layout.block_size};
+  KpcaSettings settings{kernel.kernel, k, solve.solver, solve.layout.block_size, solve.krylov};
   const KpcaResult result = fit_kpca(*file, grid, settings, timer);
+
+  if (!result.solver_note.empty()) say(world, false, "kembed kpca: note: " + result.solver_note);
 
   timer.start("write");
   std::unique_ptr<io::OutputDir> out;
@@ -117,6 +119,14 @@ void run_kpca(const po::variables_map& vm, const Comm& world) {
 
   Json report = common_report("kpca", solve.layout.block_size, *file, grid, timer);
   report["solver"] = solver_name(solve.solver);
+  report["solver_used"] = result.solver_used;
+  if (!result.solver_note.empty()) report["solver_note"] = result.solver_note;
+  if (solve.solver == Solver::krylov) {
+    report["krylov"] = {{"tol", solve.krylov.tol},
+                        {"seed", solve.krylov.seed},
+                        {"cycles", result.iterations},
+                        {"block_products", result.matvecs}};
+  }
   report["n"] = result.n;
   report["d"] = result.d;
   report["components"] = k;

@@ -3,7 +3,9 @@
 #include <cstring>
 
 #include "kembed/app/kpca_command.hpp"
+#include "kembed/app/mds_command.hpp"
 #include "kembed/app/options.hpp"
+#include "kembed/app/pca_command.hpp"
 #include "kembed/app/run_report.hpp"
 #include "kembed/core/error.hpp"
 #include "kembed/io/csv_writer.hpp"
@@ -21,6 +23,8 @@ struct MethodProjector {
 
 const MethodProjector kProjectors[] = {
     {"kpca", project_kpca},
+    {"mds", project_mds},
+    {"pca", project_pca},
 };
 
 }  // namespace

@@ -10,7 +10,12 @@ std::string version_text() {
   MPI_Get_library_version(mpi, &len);
   std::string mpi_line(mpi, static_cast<std::size_t>(len));
   if (auto nl = mpi_line.find_first_of("\n,"); nl != std::string::npos) mpi_line.resize(nl);
-  return std::string("kembed ") + KEMBED_VERSION + "\nsolvers: evd evr\nMPI: " + mpi_line + "\n";
+  std::string solvers = "evd evr krylov";
+#ifdef KEMBED_HAVE_ELPA
+  solvers += " elpa";
+#endif
+  return std::string("kembed ") + KEMBED_VERSION + "\nsolvers: " + solvers + "\nMPI: " + mpi_line +
+         "\n";
 }
 
 }  // namespace kembed

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "kembed/core/error.hpp"
+#include "kembed/linalg/elpa.hpp"
 #include "kembed/linalg/scalapack.hpp"
 
 namespace kembed {
@@ -12,7 +13,8 @@ Solver parse_solver(const std::string& name) {
   if (name == "evd") return Solver::evd;
   if (name == "evr") return Solver::evr;
   if (name == "krylov") return Solver::krylov;
-  throw Error("unknown solver '" + name + "' (expected evd, evr or krylov)");
+  if (name == "elpa") return Solver::elpa;
+  throw Error("unknown solver '" + name + "' (expected evd, evr, krylov or elpa)");
 }
 
 std::string solver_name(Solver solver) {
@@ -20,6 +22,7 @@ std::string solver_name(Solver solver) {
     case Solver::evd: return "evd";
     case Solver::evr: return "evr";
     case Solver::krylov: return "krylov";
+    case Solver::elpa: return "elpa";
   }
   return "?";
 }
@@ -48,6 +51,17 @@ Eigenpairs top_eigenpairs(DistMatrix& a, int k, Solver solver, const KrylovSetti
   DistMatrix z(a.grid(), n, n, nb, nb);
   std::vector<double> ascending;
   std::int64_t first = 0;
+  if (solver == Solver::elpa) {
+    // ELPA computes the smallest eigenpairs: ask for those of -A.
+    for (int lj = 0; lj < a.local_cols(); ++lj)
+      for (int li = 0; li < a.local_rows(); ++li) a.local(li, lj) = -a.local(li, lj);
+    const auto lowest = elpa::lowest_eigenpairs(a, k, z);
+    for (int j = 0; j < k; ++j) {
+      result.values.push_back(-lowest[j]);
+      copy(z, 0, j, n, 1, result.vectors, 0, j);
+    }
+    return result;
+  }
   if (solver == Solver::evd) {
     ascending = scalapack::syevd(a, z);
     first = n - k;

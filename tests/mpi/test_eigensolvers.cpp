@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "kembed/core/error.hpp"
+#include "kembed/linalg/elpa.hpp"
 #include "kembed/spectral/eigensolver.hpp"
 #include "kembed/spectral/krylov.hpp"
 #include "serial_reference.hpp"
@@ -60,7 +62,8 @@ TEST(Eigensolvers, AgreeOnClusteredAndRepeatedEigenvalues) {
   lambda[n - 6] = 1;
   const auto a = with_spectrum(lambda, 17);
   for (auto [p, q] : grid_shapes(world.size()))
-    for (Solver solver : {Solver::evd, Solver::evr, Solver::krylov}) {
+    for (Solver solver : {Solver::evd, Solver::evr, Solver::krylov, Solver::elpa}) {
+      if (solver == Solver::elpa && !elpa::available()) continue;  // covered below
       BlacsGrid grid(world, p, q);
       DistMatrix m(grid, n, n, 8, 8);
       m.scatter_from_root(a.a);
@@ -133,4 +136,24 @@ TEST(Krylov, NonConvergenceFallsBackToEvrAndSaysSo) {
   EXPECT_EQ(pairs.used, Solver::evr);
   EXPECT_NE(pairs.note.find("fell back to evr"), std::string::npos) << pairs.note;
   for (int j = 0; j < k; ++j) EXPECT_NEAR(pairs.values[j], lambda[n - 1 - j], 1e-12);
+}
+
+TEST(Elpa, UnavailableSolverIsAnAgreedError) {
+  const Comm world = Comm::world();
+  BlacsGrid grid(world);
+  DistMatrix m(grid, 10, 10, 4, 4);
+  m.fill([](std::int64_t i, std::int64_t j) { return i == j ? 1.0 + i : 0.0; });
+  std::string message;
+  try {
+    Eigenpairs pairs = top_eigenpairs(m, 2, Solver::elpa);
+    EXPECT_NEAR(pairs.values[0], 10.0, 1e-12);
+    EXPECT_NEAR(pairs.values[1], 9.0, 1e-12);
+  } catch (const Error& e) {
+    message = e.what();
+  }
+  // Built with ELPA: it works; without: every rank gets the same clear error.
+  EXPECT_EQ(message.empty(), elpa::available()) << message;
+  if (!elpa::available()) {
+    EXPECT_NE(message.find("built without ELPA"), std::string::npos);
+  }
 }

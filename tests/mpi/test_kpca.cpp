@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "kembed/core/error.hpp"
+#include "kembed/linalg/elpa.hpp"
 #include "kembed/spectral/kpca.hpp"
 #include "serial_reference.hpp"
 #include "test_support.hpp"
@@ -56,6 +57,8 @@ class KpcaVsSerial : public ::testing::TestWithParam<Case> {};
 }  // namespace
 
 TEST_P(KpcaVsSerial, EigenvaluesEmbeddingsResidualsOnEveryGridAndBlocking) {
+  if (GetParam().solver == Solver::elpa && !elpa::available())
+    GTEST_SKIP() << "built without ELPA (tested in test_eigensolvers)";
   const Comm world = Comm::world();
   const int n = 41, d = 4, k = 4;
   const auto x = test::random_data(n, d, 21);
@@ -112,7 +115,8 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{KernelType::poly, Solver::evd}, Case{KernelType::laplacian, Solver::evr},
                       Case{KernelType::sigmoid, Solver::evd}, Case{KernelType::cosine, Solver::evd},
                       Case{KernelType::rbf, Solver::krylov}, Case{KernelType::poly, Solver::krylov},
-                      Case{KernelType::sigmoid, Solver::krylov}),
+                      Case{KernelType::sigmoid, Solver::krylov}, Case{KernelType::rbf, Solver::elpa},
+                      Case{KernelType::laplacian, Solver::elpa}),
     [](const auto& info) {
       return Kernel::name(info.param.type) + "_" + solver_name(info.param.solver);
     });

@@ -12,6 +12,7 @@ enum class Solver {
   evd,     ///< ScaLAPACK pdsyevd: all eigenpairs (the reference path)
   evr,     ///< ScaLAPACK pdsyevr: only eigenpairs n-k+1..n
   krylov,  ///< restarted block Krylov (PBLAS products only): top k
+  elpa,    ///< ELPA two-stage, nev = k (when built with ELPA)
 };
 
 Solver parse_solver(const std::string& name);
