@@ -45,6 +45,18 @@ Eigenpairs top_eigenpairs(DistMatrix& a, int k, Solver solver, const KrylovSetti
                   "); fell back to evr";
     return result;
   }
+  if (solver == Solver::elpa && elpa::available()) {
+    // ELPA 2022.11 fails or hangs when a process row or column owns no block.
+    const std::int64_t blocks = (n + nb - 1) / nb;
+    if (blocks < std::max(a.grid().nprow(), a.grid().npcol())) {
+      Eigenpairs result = top_eigenpairs(a, k, Solver::evr);
+      result.note = "elpa needs every process row and column to own a block (" +
+                    std::to_string(blocks) + " blocks of " + std::to_string(nb) + " on a " +
+                    std::to_string(a.grid().nprow()) + "x" + std::to_string(a.grid().npcol()) +
+                    " grid); used evr";
+      return result;
+    }
+  }
   Eigenpairs result{{}, DistMatrix(a.grid(), n, k, nb, nb), {}, false, solver, {}, 0, 0};
   // ScaLAPACK returns ascending order; column `first + k - 1 - j` of z holds
   // the j-th largest.

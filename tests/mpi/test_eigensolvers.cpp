@@ -157,3 +157,15 @@ TEST(Elpa, UnavailableSolverIsAnAgreedError) {
     EXPECT_NE(message.find("built without ELPA"), std::string::npos);
   }
 }
+
+TEST(Elpa, GridWithAnEmptyProcessColumnFallsBackToEvr) {
+  const Comm world = Comm::world();
+  if (!elpa::available() || world.size() < 2) GTEST_SKIP() << "needs ELPA and 2+ ranks";
+  BlacsGrid grid(world, 1, world.size());
+  DistMatrix m(grid, 10, 10, 8, 8);  // 2 column blocks: some process column owns none
+  m.fill([](std::int64_t i, std::int64_t j) { return i == j ? 1.0 + i : 0.0; });
+  Eigenpairs pairs = top_eigenpairs(m, 2, Solver::elpa);
+  EXPECT_EQ(pairs.used, world.size() > 2 ? Solver::evr : Solver::elpa) << pairs.note;
+  EXPECT_NEAR(pairs.values[0], 10.0, 1e-12);
+  EXPECT_NEAR(pairs.values[1], 9.0, 1e-12);
+}
