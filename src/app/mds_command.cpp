@@ -167,7 +167,8 @@ void run_mds(const po::variables_map& vm, const Comm& world) {
   auto file = in.open(world);
 
   const int k = solve.components;
-  MdsSettings settings{in.metric, k, solve.solver, solve.layout.block_size, in.symmetrize};
+  MdsSettings settings{in.metric, k, solve.solver, solve.layout.block_size, in.symmetrize,
+                       solve.krylov};
   const MdsResult result = fit_mds(*file, grid, settings, timer);
 
   timer.start("write");

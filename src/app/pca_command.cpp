@@ -144,6 +144,7 @@ void run_pca(const po::variables_map& vm, const Comm& world) {
   settings.route = pca.route;
   settings.solver = solve.solver;
   settings.block_size = solve.layout.block_size;
+  settings.krylov = solve.krylov;
   const PcaResult result = fit_pca(*file, grid, settings, timer);
   const int k = result.k;
 

@@ -126,7 +126,7 @@ MdsResult fit_mds(io::MatrixFile& file, const BlacsGrid& grid, const MdsSettings
   result.frobenius_norm = frobenius_norm(b);
 
   timer.start("solve");
-  Eigenpairs pairs = top_eigenpairs(b, k, settings.solver);
+  Eigenpairs pairs = top_eigenpairs(b, k, settings.solver, settings.krylov);
   result.eigenvalues = pairs.values;
   result.spectrum = pairs.spectrum;
   result.zero_threshold = static_cast<double>(n) * std::numeric_limits<double>::epsilon() *

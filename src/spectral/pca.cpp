@@ -117,7 +117,7 @@ struct Kept {
 // --variance from the full spectrum (pdsyevd).
 Kept solve(DistMatrix& s, const PcaSettings& settings, double total, int most) {
   if (settings.variance == 0) {
-    Eigenpairs pairs = top_eigenpairs(s, settings.components, settings.solver);
+    Eigenpairs pairs = top_eigenpairs(s, settings.components, settings.solver, settings.krylov);
     return {std::move(pairs.values), std::move(pairs.vectors), std::move(pairs.spectrum)};
   }
   const std::int64_t m = s.rows();

@@ -21,6 +21,7 @@ struct MdsSettings {
   Solver solver = Solver::evd;
   int block_size = 64;
   bool symmetrize = false;  ///< average D and D^T instead of rejecting asymmetry
+  KrylovSettings krylov;    ///< used by Solver::krylov
 };
 
 /// What an MDS fit produced; the same on every rank except where noted.

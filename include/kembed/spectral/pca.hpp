@@ -45,6 +45,7 @@ struct PcaSettings {
   PcaRoute route = PcaRoute::automatic;
   Solver solver = Solver::evd;
   int block_size = 64;
+  KrylovSettings krylov;  ///< used by Solver::krylov
 };
 
 /// What a PCA fit produced; the same on every rank except the rank-0 arrays.

@@ -1,0 +1,114 @@
+// Every solver gives the evd result for every method: eigenvalues to 1e-10
+// relative and embeddings to 1e-8 after the sign convention, on every grid.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "kembed/linalg/elpa.hpp"
+#include "kembed/spectral/kpca.hpp"
+#include "kembed/spectral/mds.hpp"
+#include "kembed/spectral/pca.hpp"
+#include "serial_reference.hpp"
+#include "test_support.hpp"
+
+using namespace kembed;
+
+namespace {
+
+std::vector<Solver> solvers() {
+  std::vector<Solver> all = {Solver::evr, Solver::krylov};
+  if (elpa::available()) all.push_back(Solver::elpa);
+  return all;
+}
+
+std::vector<std::pair<int, int>> grid_shapes(int p) {
+  std::vector<std::pair<int, int>> shapes;
+  for (int r = 1; r <= p; ++r)
+    if (p % r == 0) shapes.push_back({r, p / r});
+  return shapes;
+}
+
+struct Outcome {
+  std::vector<double> values, embedding;
+};
+
+// Runs `fit(solver, grid)` for evd and each other solver; compares.
+template <class Fit>
+void expect_agreement(const Comm& world, Fit&& fit, const std::string& method) {
+  for (auto [p, q] : grid_shapes(world.size())) {
+    BlacsGrid grid(world, p, q);
+    const Outcome reference = fit(Solver::evd, grid);
+    for (Solver solver : solvers()) {
+      const Outcome other = fit(solver, grid);
+      const std::string what =
+          method + " " + solver_name(solver) + " " + std::to_string(p) + "x" + std::to_string(q);
+      ASSERT_EQ(other.values.size(), reference.values.size()) << what;
+      for (std::size_t j = 0; j < reference.values.size(); ++j)
+        EXPECT_NEAR(other.values[j], reference.values[j], 1e-10 * std::abs(reference.values[0]))
+            << what;
+      double worst = 0;
+      for (std::size_t i = 0; i < reference.embedding.size(); ++i)
+        worst = std::max(worst, std::abs(other.embedding[i] - reference.embedding[i]));
+      EXPECT_LT(worst, 1e-8) << what;
+    }
+  }
+}
+
+}  // namespace
+
+TEST(SolverAgreement, KernelPca) {
+  const Comm world = Comm::world();
+  const int n = 70, d = 5;
+  const std::string dir = test::scratch_dir(world, "agree_kpca");
+  auto file = io::open_matrix_file(
+      world, test::write_bin(world, dir, "x.bin", test::random_data(n, d, 31)), {n, d});
+  expect_agreement(world, [&](Solver solver, const BlacsGrid& grid) {
+    KpcaSettings s;
+    s.kernel.type = KernelType::rbf;
+    s.components = 4;
+    s.solver = solver;
+    s.block_size = 8;
+    s.krylov.tol = 1e-12;
+    PhaseTimer timer;
+    auto r = fit_kpca(*file, grid, s, timer);
+    return Outcome{r.eigenvalues, r.embedding};
+  }, "kpca");
+}
+
+TEST(SolverAgreement, PcaGramRoute) {
+  const Comm world = Comm::world();
+  const int n = 24, d = 60;  // d > n: the Gram route
+  const std::string dir = test::scratch_dir(world, "agree_pca");
+  auto file = io::open_matrix_file(
+      world, test::write_bin(world, dir, "x.bin", test::random_data(n, d, 32)), {n, d});
+  expect_agreement(world, [&](Solver solver, const BlacsGrid& grid) {
+    PcaSettings s;
+    s.components = 3;
+    s.route = PcaRoute::gram;
+    s.solver = solver;
+    s.block_size = 4;
+    s.krylov.tol = 1e-12;
+    PhaseTimer timer;
+    auto r = fit_pca(*file, grid, s, timer);
+    return Outcome{r.explained_variance, r.embedding};
+  }, "pca");
+}
+
+TEST(SolverAgreement, ClassicalMds) {
+  const Comm world = Comm::world();
+  const int n = 50, d = 4;
+  const std::string dir = test::scratch_dir(world, "agree_mds");
+  auto file = io::open_matrix_file(
+      world, test::write_bin(world, dir, "x.bin", test::random_data(n, d, 33)), {n, d});
+  expect_agreement(world, [&](Solver solver, const BlacsGrid& grid) {
+    MdsSettings s;
+    s.metric = Metric::euclidean;
+    s.components = 3;
+    s.solver = solver;
+    s.block_size = 8;
+    s.krylov.tol = 1e-12;
+    PhaseTimer timer;
+    auto r = fit_mds(*file, grid, s, timer);
+    return Outcome{r.eigenvalues, r.embedding};
+  }, "mds");
+}
