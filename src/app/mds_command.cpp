@@ -158,7 +158,7 @@ void run_mds(const po::variables_map& vm, const Comm& world) {
   const MdsInputOptions in(vm);
   const OutputOptions output(vm);
   const SolveOptions solve(vm);
-  PhaseTimer timer;
+  PhaseTimer timer(world);
   timer.start("read");
   collectively(world, [&] {
     if (world.is_root()) io::check_output_path(output.output_dir);

@@ -128,7 +128,7 @@ void run_pca(const po::variables_map& vm, const Comm& world) {
   const OutputOptions output(vm);
   const SolveOptions solve(vm);
   const PcaOptions pca(vm);
-  PhaseTimer timer;
+  PhaseTimer timer(world);
   timer.start("read");
   collectively(world, [&] {
     if (world.is_root()) io::check_output_path(output.output_dir);

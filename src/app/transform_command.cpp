@@ -50,7 +50,7 @@ void run_transform(const po::variables_map& vm, const Comm& world) {
   const LayoutOptions layout(vm);
   const int block_size = layout.block_size;
   const BlacsGrid grid = layout.make_grid(world);
-  PhaseTimer timer;
+  PhaseTimer timer(world);
   timer.start("read");
   collectively(world, [&] {
     if (world.is_root()) io::check_output_path(out_options.output_dir);

@@ -1,11 +1,13 @@
 #include "kembed/core/phase_timer.hpp"
 
+#include "kembed/core/fault_injection.hpp"
 #include "kembed/mpi/comm.hpp"
 
 namespace kembed {
 
 void PhaseTimer::start(const std::string& phase) {
   stop();
+  if (comm_) fault_checkpoint(*comm_, phase);
   running_ = phase;
   since_ = Clock::now();
 }

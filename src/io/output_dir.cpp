@@ -1,6 +1,7 @@
 #include "kembed/io/output_dir.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -57,8 +58,28 @@ void check_output_path(const std::string& path) {
                 "' is not writable");
 }
 
+namespace {
+
+// Removes staging directories of earlier runs of this output directory whose
+// process is gone (a run killed by a signal cannot clean up after itself).
+void remove_stale_staging(const std::string& parent, const std::string& name) {
+  const std::string prefix = "." + name + ".tmp-";
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(parent, ec)) {
+    const std::string file = entry.path().filename().string();
+    if (file.rfind(prefix, 0) != 0) continue;
+    const std::string pid_text = file.substr(prefix.size());
+    if (pid_text.empty() || pid_text.find_first_not_of("0123456789") != std::string::npos) continue;
+    const pid_t pid = static_cast<pid_t>(std::stol(pid_text));
+    if (::kill(pid, 0) != 0 && errno == ESRCH) fs::remove_all(entry.path(), ec);
+  }
+}
+
+}  // namespace
+
 OutputDir::OutputDir(std::string path) : path_(std::move(path)) {
   check_output_path(path_);
+  remove_stale_staging(parent_of(path_), name_of(path_));
   staging_ = (fs::path(parent_of(path_)) /
               ("." + name_of(path_) + ".tmp-" + std::to_string(::getpid())))
                  .string();

@@ -12,7 +12,11 @@ class Comm;
 /// Accumulates wall time per named phase, in the order phases first appear.
 class PhaseTimer {
  public:
-  /// Ends the running phase (if any) and starts `phase`.
+  PhaseTimer() = default;
+  /// A timer whose phase starts are also fault-injection points (collective).
+  explicit PhaseTimer(const Comm& comm) : comm_(&comm) {}
+  /// Ends the running phase (if any) and starts `phase`. Collective when the
+  /// timer was given a communicator.
   void start(const std::string& phase);
   /// Ends the running phase.
   void stop();
@@ -24,6 +28,7 @@ class PhaseTimer {
   using Clock = std::chrono::steady_clock;
   std::vector<std::pair<std::string, double>> phases_;
   std::string running_;
+  const Comm* comm_ = nullptr;
   Clock::time_point since_;
 };
 

@@ -12,7 +12,8 @@ void check_output_path(const std::string& path);
 /// A result directory staged in a hidden sibling (".<name>.tmp-<pid>") and
 /// committed by rename, so readers see either the earlier complete result or
 /// the new complete one, never a mix. Serial (rank 0). Uncommitted staging
-/// directories are removed on destruction.
+/// directories are removed on destruction, and those left by killed runs
+/// (their process no longer exists) when the next run starts.
 class OutputDir {
  public:
   explicit OutputDir(std::string path);
