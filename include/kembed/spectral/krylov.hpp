@@ -10,8 +10,8 @@ namespace kembed {
 struct KrylovSettings {
   double tol = 1e-10;         ///< on ||A v - theta v|| / ||A||_2-estimate of every returned pair
   std::uint64_t seed = 42;    ///< start block; the same for every rank count and grid
-  int block = 0;              ///< block width b (0: k + max(4, k/4))
-  int depth = 0;              ///< blocks per cycle q (0: 4); the basis has q*b columns
+  int block = 0;              ///< block width b (0: max(k + max(4, k/4), 24); at least k)
+  int depth = 0;              ///< blocks per cycle q (0: 8 if b <= 32, else 6); basis q*b columns
   int max_cycles = 300;       ///< restarts before giving up
 };
 
