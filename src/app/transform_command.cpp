@@ -62,7 +62,7 @@ void run_transform(const po::variables_map& vm, const Comm& world) {
   if (!project)
     throw Error("model '" + model_dir + "' is for method '" + model.method() +
                 "', which transform does not support");
-  auto points = io::open_matrix_file(world, in.input, in.hints);
+  auto points = in.open(world);  // --input, or --generate in memory
   timer.start("project");
   const Projection projection = project(model, *points, grid, block_size);
 
