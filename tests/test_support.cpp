@@ -12,6 +12,13 @@ bool all_ranks(const Comm& comm, bool ok) {
   return all == 1;
 }
 
+std::vector<std::pair<int, int>> grid_shapes(int p) {
+  std::vector<std::pair<int, int>> shapes;
+  for (int r = 1; r <= p; ++r)
+    if (p % r == 0) shapes.push_back({r, p / r});
+  return shapes;
+}
+
 std::string scratch_dir(const Comm& comm, const std::string& name) {
   std::string dir;
   if (comm.is_root()) {

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "kembed/mpi/comm.hpp"
 
@@ -11,6 +13,9 @@ namespace kembed::test {
 /// Collective: true on every rank iff `ok` holds on every rank. Use it so one
 /// rank's failure fails the test everywhere: EXPECT_TRUE(all_ranks(comm, ok)).
 bool all_ranks(const Comm& comm, bool ok);
+
+/// Every P x Q process grid with P * Q == p (1 x p, ..., p x 1).
+std::vector<std::pair<int, int>> grid_shapes(int p);
 
 /// A fresh scratch directory for this test (same path on every rank).
 std::string scratch_dir(const Comm& comm, const std::string& name);

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "linalg/fortran.hpp"
+#include "kembed/kernel/local_blocks.hpp"
 
 namespace kembed {
 
@@ -11,40 +11,6 @@ std::vector<double> read_panel(io::MatrixFile& file, const BlockCyclic1D& dist) 
   return file.read_rows(dist.owned_ranges());
 }
 
-namespace {
-
-// Squared Euclidean norm of each of the `rows` rows of a row-major panel.
-std::vector<double> row_norms_squared(const std::vector<double>& panel, int rows, int d) {
-  std::vector<double> norms(rows);
-  for (int i = 0; i < rows; ++i) {
-    const double* x = &panel[std::size_t(i) * d];
-    double s = 0;
-    for (int t = 0; t < d; ++t) s += x[t] * x[t];
-    norms[i] = s;
-  }
-  return norms;
-}
-
-// Local Gram block G = X_rows X_cols^T into k's local buffer.
-void local_gram(const std::vector<double>& row_panel, const std::vector<double>& col_panel, int d,
-                DistMatrix& k) {
-  const int m = k.local_rows(), n = k.local_cols(), ld = k.ld();
-  if (m == 0 || n == 0) return;
-  const double one = 1, zero = 0;
-  // Row-major m x d panels are column-major d x m matrices with leading dimension d.
-  dgemm_("T", "N", &m, &n, &d, &one, row_panel.data(), &d, col_panel.data(), &d, &zero, k.data(),
-         &ld, 1, 1);
-}
-
-template <class F>
-void map_local(DistMatrix& k, F&& f) {
-  for (int lj = 0; lj < k.local_cols(); ++lj) {
-    double* column = k.data() + std::size_t(lj) * k.ld();
-    for (int li = 0; li < k.local_rows(); ++li) column[li] = f(column[li], li, lj);
-  }
-}
-
-}  // namespace
 
 void assemble_kernel(const Kernel& kernel, const std::vector<double>& row_panel,
                      const std::vector<double>& col_panel, int d, DistMatrix& k) {

@@ -5,7 +5,7 @@
 #include <limits>
 
 #include "kembed/core/error.hpp"
-#include "linalg/fortran.hpp"
+#include "kembed/kernel/local_blocks.hpp"
 
 namespace kembed {
 
@@ -32,38 +32,6 @@ std::string metric_name(Metric metric) {
   return "unknown";
 }
 
-namespace {
-
-std::vector<double> row_norms_squared(const std::vector<double>& panel, int rows, int d) {
-  std::vector<double> norms(rows);
-  for (int i = 0; i < rows; ++i) {
-    const double* x = &panel[std::size_t(i) * d];
-    double s = 0;
-    for (int t = 0; t < d; ++t) s += x[t] * x[t];
-    norms[i] = s;
-  }
-  return norms;
-}
-
-// out's local block <- X_rows X_cols^T (row-major panels are column-major d x m).
-void local_gram(const std::vector<double>& row_panel, const std::vector<double>& col_panel, int d,
-                DistMatrix& out) {
-  const int m = out.local_rows(), n = out.local_cols(), ld = out.ld();
-  if (m == 0 || n == 0) return;
-  const double one = 1, zero = 0;
-  dgemm_("T", "N", &m, &n, &d, &one, row_panel.data(), &d, col_panel.data(), &d, &zero, out.data(),
-         &ld, 1, 1);
-}
-
-template <class F>
-void map_local(DistMatrix& out, F&& f) {
-  for (int lj = 0; lj < out.local_cols(); ++lj) {
-    double* column = out.data() + std::size_t(lj) * out.ld();
-    for (int li = 0; li < out.local_rows(); ++li) column[li] = f(column[li], li, lj);
-  }
-}
-
-}  // namespace
 
 void check_points_for_metric(Metric metric, const std::vector<double>& panel,
                              const BlockCyclic1D& dist, int d, const Comm& comm,

@@ -13,19 +13,14 @@
 #include "kembed/linalg/scalapack.hpp"
 #include "test_support.hpp"
 
+using kembed::test::grid_shapes;
+
 using kembed::BlacsGrid;
 using kembed::Comm;
 using kembed::DistMatrix;
 using kembed::test::all_ranks;
 
 namespace {
-
-std::vector<std::pair<int, int>> grid_shapes(int p) {
-  std::vector<std::pair<int, int>> shapes;
-  for (int r = 1; r <= p; ++r)
-    if (p % r == 0) shapes.push_back({r, p / r});
-  return shapes;
-}
 
 std::vector<double> random_symmetric(int n, unsigned seed) {
   std::mt19937 gen(seed);

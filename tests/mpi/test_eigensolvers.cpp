@@ -11,6 +11,8 @@
 #include "serial_reference.hpp"
 #include "test_support.hpp"
 
+using kembed::test::grid_shapes;
+
 using namespace kembed;
 
 namespace {
@@ -38,13 +40,6 @@ std::vector<double> projector(const std::vector<double>& v, int n, int k) {
     for (int j = 0; j < n; ++j)
       for (int i = 0; i < n; ++i) p[std::size_t(j) * n + i] += v[t * n + i] * v[t * n + j];
   return p;
-}
-
-std::vector<std::pair<int, int>> grid_shapes(int p) {
-  std::vector<std::pair<int, int>> shapes;
-  for (int r = 1; r <= p; ++r)
-    if (p % r == 0) shapes.push_back({r, p / r});
-  return shapes;
 }
 
 }  // namespace

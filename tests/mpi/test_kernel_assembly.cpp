@@ -10,17 +10,12 @@
 #include "serial_reference.hpp"
 #include "test_support.hpp"
 
+using kembed::test::grid_shapes;
+
 using namespace kembed;
 using kembed::test::all_ranks;
 
 namespace {
-
-std::vector<std::pair<int, int>> grid_shapes(int p) {
-  std::vector<std::pair<int, int>> shapes;
-  for (int r = 1; r <= p; ++r)
-    if (p % r == 0) shapes.push_back({r, p / r});
-  return shapes;
-}
 
 // Largest |a - b| relative to max |b| over two column-major matrices.
 double relative_difference(const std::vector<double>& a, const std::vector<double>& b) {

@@ -14,16 +14,11 @@
 #include "serial_reference.hpp"
 #include "test_support.hpp"
 
+using kembed::test::grid_shapes;
+
 using namespace kembed;
 
 namespace {
-
-std::vector<std::pair<int, int>> grid_shapes(int p) {
-  std::vector<std::pair<int, int>> shapes;
-  for (int r = 1; r <= p; ++r)
-    if (p % r == 0) shapes.push_back({r, p / r});
-  return shapes;
-}
 
 double max_abs_diff(const std::vector<double>& a, const std::vector<double>& b) {
   if (a.size() != b.size()) return INFINITY;

@@ -11,6 +11,8 @@
 #include "serial_reference.hpp"
 #include "test_support.hpp"
 
+using kembed::test::grid_shapes;
+
 using namespace kembed;
 
 namespace {
@@ -19,13 +21,6 @@ std::vector<Solver> solvers() {
   std::vector<Solver> all = {Solver::evr, Solver::krylov};
   if (elpa::available()) all.push_back(Solver::elpa);
   return all;
-}
-
-std::vector<std::pair<int, int>> grid_shapes(int p) {
-  std::vector<std::pair<int, int>> shapes;
-  for (int r = 1; r <= p; ++r)
-    if (p % r == 0) shapes.push_back({r, p / r});
-  return shapes;
 }
 
 struct Outcome {

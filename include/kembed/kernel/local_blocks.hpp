@@ -1,0 +1,27 @@
+#pragma once
+/// @file Block-local building blocks of kernel and distance matrices: the
+/// Gram product of two row panels and elementwise maps over a rank's block.
+#include <vector>
+
+#include "kembed/linalg/dist_matrix.hpp"
+
+namespace kembed {
+
+/// Squared Euclidean norm of each of the `rows` rows of a row-major panel.
+std::vector<double> row_norms_squared(const std::vector<double>& panel, int rows, int d);
+
+/// out's local block <- X_rows X_cols^T: one dgemm on the row-major panels
+/// (which are column-major d x m matrices). No communication.
+void local_gram(const std::vector<double>& row_panel, const std::vector<double>& col_panel, int d,
+                DistMatrix& out);
+
+/// out(li, lj) <- f(out(li, lj), li, lj) over this rank's local block.
+template <class F>
+void map_local(DistMatrix& out, F&& f) {
+  for (int lj = 0; lj < out.local_cols(); ++lj) {
+    double* column = out.data() + std::size_t(lj) * out.ld();
+    for (int li = 0; li < out.local_rows(); ++li) column[li] = f(column[li], li, lj);
+  }
+}
+
+}  // namespace kembed
