@@ -94,9 +94,7 @@ void run_kpca(const po::variables_map& vm, const Comm& world) {
   const KernelOptions kernel(vm);
   PhaseTimer timer(world);
   timer.start("read");
-  collectively(world, [&] {
-    if (world.is_root()) io::check_output_path(output.output_dir);
-  });
+  output.check_writable(world);
   const BlacsGrid grid = solve.layout.make_grid(world);
   auto file = in.open(world);  // --input, or --generate in memory
 

@@ -4,6 +4,7 @@
 #include <regex>
 
 #include "kembed/core/error.hpp"
+#include "kembed/io/output_dir.hpp"
 #include "kembed/io/synthetic.hpp"
 
 namespace kembed::app {
@@ -74,6 +75,12 @@ OutputOptions::OutputOptions(const po::variables_map& vm) {
   if (!vm.count("output-dir")) throw Error("missing --output-dir");
   output_dir = get<std::string>(vm, "output-dir");
   quiet = get<bool>(vm, "quiet");
+}
+
+void OutputOptions::check_writable(const Comm& world) const {
+  collectively(world, [&] {
+    if (world.is_root()) io::check_output_path(output_dir);
+  });
 }
 
 po::options_description LayoutOptions::description() {

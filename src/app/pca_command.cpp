@@ -130,9 +130,7 @@ void run_pca(const po::variables_map& vm, const Comm& world) {
   const PcaOptions pca(vm);
   PhaseTimer timer(world);
   timer.start("read");
-  collectively(world, [&] {
-    if (world.is_root()) io::check_output_path(output.output_dir);
-  });
+  output.check_writable(world);
   const BlacsGrid grid = solve.layout.make_grid(world);
   auto file = in.open(world);  // --input, or --generate in memory
 

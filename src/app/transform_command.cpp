@@ -52,9 +52,7 @@ void run_transform(const po::variables_map& vm, const Comm& world) {
   const BlacsGrid grid = layout.make_grid(world);
   PhaseTimer timer(world);
   timer.start("read");
-  collectively(world, [&] {
-    if (world.is_root()) io::check_output_path(out_options.output_dir);
-  });
+  out_options.check_writable(world);
   const io::Model model = io::Model::open(world, model_dir);
   Projector project = nullptr;
   for (const auto& entry : kProjectors)

@@ -42,6 +42,9 @@ struct OutputOptions {
   bool quiet = false;
   static po::options_description description();
   explicit OutputOptions(const po::variables_map& vm);
+  /// Collective: fails (agreed) before any work if output_dir cannot be
+  /// written (see io::check_output_path).
+  void check_writable(const Comm& world) const;
 };
 
 /// --block-size, --grid: how matrices are laid out over the ranks.
