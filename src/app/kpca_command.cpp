@@ -99,7 +99,16 @@ void run_kpca(const po::variables_map& vm, const Comm& world) {
   auto file = in.open(world);  // --input, or --generate in memory
 
   const int k = solve.components;
-  KpcaSettings settings{kernel.kernel, k, solve.solver, solve.layout.block_size, solve.krylov};
+  KpcaSettings settings{kernel.kernel, k, solve.solver, solve.layout.block_size, solve.krylov,
+                        solve.max_memory_per_rank};
+  if (solve.dry_run) {
+    const std::int64_t d = kernel.kernel.type == KernelType::precomputed ? 0 : file->cols();
+    print_dry_run(world, "kpca",
+                  {file->rows(), d, k, grid.nprow(), grid.npcol(), solve.layout.block_size,
+                   solve.solver},
+                  solve.max_memory_per_rank);
+    return;
+  }
   const KpcaResult result = fit_kpca(*file, grid, settings, timer);
 
   if (!result.solver_note.empty()) say(world, false, "kembed kpca: note: " + result.solver_note);
@@ -118,6 +127,8 @@ void run_kpca(const po::variables_map& vm, const Comm& world) {
   Json report = common_report("kpca", solve.layout.block_size, *file, grid, timer);
   report["solver"] = solver_name(solve.solver);
   report["solver_used"] = result.solver_used;
+  report["memory_estimate_bytes_per_rank"] = result.estimated_peak_bytes;
+  report["memory_limit_bytes_per_rank"] = result.memory_limit_bytes;
   if (!result.solver_note.empty()) report["solver_note"] = result.solver_note;
   if (solve.solver == Solver::krylov) {
     report["krylov"] = {{"tol", solve.krylov.tol},

@@ -165,8 +165,16 @@ void run_mds(const po::variables_map& vm, const Comm& world) {
   auto file = in.open(world);
 
   const int k = solve.components;
-  MdsSettings settings{in.metric, k, solve.solver, solve.layout.block_size, in.symmetrize,
-                       solve.krylov};
+  if (solve.dry_run) {
+    print_dry_run(world, "mds",
+                  {file->rows(), in.metric ? file->cols() : 0, k, grid.nprow(), grid.npcol(),
+                   solve.layout.block_size, solve.solver},
+                  solve.max_memory_per_rank);
+    return;
+  }
+  MdsSettings settings{in.metric,    k,           solve.solver,
+                       solve.layout.block_size, in.symmetrize, solve.krylov,
+                       solve.max_memory_per_rank};
   const MdsResult result = fit_mds(*file, grid, settings, timer);
 
   timer.start("write");
@@ -184,6 +192,8 @@ void run_mds(const po::variables_map& vm, const Comm& world) {
 
   Json report = common_report("mds", solve.layout.block_size, *file, grid, timer);
   report["solver"] = solver_name(solve.solver);
+  report["memory_estimate_bytes_per_rank"] = result.memory.estimate;
+  report["memory_limit_bytes_per_rank"] = result.memory.limit;
   report["n"] = result.n;
   report["d"] = result.d;
   report["input_kind"] = in.metric ? "points" : "distances";

@@ -5,6 +5,7 @@
 
 #include "kembed/core/error.hpp"
 #include "kembed/io/output_dir.hpp"
+#include "kembed/spectral/memory_plan.hpp"
 #include "kembed/io/synthetic.hpp"
 
 namespace kembed::app {
@@ -105,7 +106,10 @@ po::options_description SolveOptions::description() {
        "eigensolver: evd (pdsyevd, all eigenpairs), evr (pdsyevr, top K only) or krylov "
        "(block Krylov, top K only) or elpa (ELPA 2-stage, top K only, if built)")
       ("tol", po::value<double>()->default_value(1e-10),
-       "krylov: relative residual ||Kv - lambda v|| / ||K|| every returned pair must reach");
+       "krylov: relative residual ||Kv - lambda v|| / ||K|| every returned pair must reach")
+      ("max-memory-per-rank", po::value<std::string>(),
+       "memory one rank may use, e.g. 4G (default: the node's available memory / its ranks)")
+      ("dry-run", po::bool_switch(), "print the memory estimate per rank and the grid; compute nothing");
   d.add(LayoutOptions::description());
   return d;
 }
@@ -116,6 +120,9 @@ SolveOptions::SolveOptions(const po::variables_map& vm) : layout(vm) {
   solver = parse_solver(get<std::string>(vm, "solver"));
   krylov.tol = get<double>(vm, "tol");
   if (!(krylov.tol > 0 && krylov.tol < 1)) throw Error("--tol must be in (0, 1)");
+  if (vm.count("max-memory-per-rank"))
+    max_memory_per_rank = parse_bytes(get<std::string>(vm, "max-memory-per-rank"));
+  dry_run = get<bool>(vm, "dry-run");
   // --seed belongs to the input options (it also seeds --generate).
   if (vm.count("seed")) krylov.seed = static_cast<std::uint64_t>(get<std::int64_t>(vm, "seed"));
 }

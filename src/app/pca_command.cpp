@@ -133,6 +133,9 @@ void run_pca(const po::variables_map& vm, const Comm& world) {
   output.check_writable(world);
   const BlacsGrid grid = solve.layout.make_grid(world);
   auto file = in.open(world);  // --input, or --generate in memory
+  if (solve.dry_run || solve.max_memory_per_rank > 0)
+    throw Error("--dry-run and --max-memory-per-rank are not available for pca yet "
+                "(kpca and mds have them)");
 
   PcaSettings settings;
   settings.components = solve.components;

@@ -35,6 +35,21 @@ Json common_report(const std::string& method, int block_size, const io::MatrixFi
   return report;
 }
 
+void print_dry_run(const Comm& world, const std::string& method, const ProblemShape& shape,
+                   double max_memory_per_rank) {
+  const MemoryPlan plan = plan_memory(shape);
+  const double available =
+      max_memory_per_rank > 0 ? max_memory_per_rank : available_memory_per_rank(world);
+  say(world, false,
+      "kembed " + method + " --dry-run: n = " + std::to_string(shape.n) + ", d = " +
+          std::to_string(shape.d) + ", k = " + std::to_string(shape.k) + ", solver " +
+          solver_name(shape.solver) + ", " + std::to_string(world.size()) + " ranks on a " +
+          std::to_string(shape.nprow) + "x" + std::to_string(shape.npcol) +
+          " grid, block size " + std::to_string(shape.block_size) +
+          "\nestimated memory of the busiest rank:\n" + plan.describe() +
+          "available per rank: " + human_bytes(available));
+}
+
 void say(const Comm& comm, bool quiet, const std::string& message) {
   if (quiet || !comm.is_root()) return;
   std::fprintf(stdout, "%s\n", message.c_str());

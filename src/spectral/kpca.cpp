@@ -9,6 +9,7 @@
 #include "kembed/linalg/reductions.hpp"
 #include "kembed/linalg/symmetry.hpp"
 #include "kembed/spectral/centering.hpp"
+#include "kembed/spectral/memory_plan.hpp"
 #include "kembed/spectral/residuals.hpp"
 #include "kembed/spectral/sign_convention.hpp"
 
@@ -60,6 +61,10 @@ void build_kernel(io::MatrixFile& file, const Kernel& kernel, DistMatrix& k, Pha
   assemble_kernel(kernel, row_panel, col_panel, static_cast<int>(file.cols()), k);
 }
 
+ProblemShape shape_of(const KpcaResult& r, const KpcaSettings& s, const BlacsGrid& grid) {
+  return {r.n, r.d, s.components, grid.nprow(), grid.npcol(), s.block_size, s.solver};
+}
+
 }  // namespace
 
 KpcaResult fit_kpca(io::MatrixFile& file, const BlacsGrid& grid, const KpcaSettings& settings,
@@ -72,6 +77,10 @@ KpcaResult fit_kpca(io::MatrixFile& file, const BlacsGrid& grid, const KpcaSetti
   result.kernel = settings.kernel.with_default_gamma(result.d);
   const int k = settings.components, nb = settings.block_size;
   const std::int64_t n = result.n;
+  const MemoryCheck memory =
+      check_memory(shape_of(result, settings, grid), settings.max_memory_per_rank, comm);
+  result.estimated_peak_bytes = memory.estimate;
+  result.memory_limit_bytes = memory.limit;
 
   DistMatrix kmat(grid, n, n, nb, nb);
   build_kernel(file, result.kernel, kmat, &timer, true);

@@ -110,6 +110,8 @@ MdsResult fit_mds(io::MatrixFile& file, const BlacsGrid& grid, const MdsSettings
   result.d = settings.metric ? file.cols() : 0;
   const int k = settings.components, nb = settings.block_size;
   const std::int64_t n = result.n;
+  result.memory = check_memory({n, result.d, k, grid.nprow(), grid.npcol(), nb, settings.solver},
+                               settings.max_memory_per_rank, comm);
 
   DistMatrix b(grid, n, n, nb, nb);
   build_distances(file, settings, b, &timer, &result);

@@ -127,3 +127,56 @@ TEST(Reliability, RepeatedRunsAreBitIdentical) {
         << c.solver << " np " << c.np;
   }
 }
+
+TEST(MemoryPlan, EstimateIsWithin25PercentOfTheMeasuredPeak) {
+  const fs::path dir = scratch_dir("memory");
+  for (const std::string rows : {"2500", "4000"})
+    for (const std::string solver : {"evd", "krylov", "elpa"}) {
+      RUN_OK(r,
+             std::vector<std::string>({"kpca", "--generate", "gaussian", "--rows", rows, "--cols",
+                                       "32", "--components", "5", "--solver", solver,
+                                       "--output-dir", (dir / "out").string()}),
+             2);
+      const Json report = Json::parse(read_file(dir / "out" / "run.json"));
+      const double estimate = report["memory_estimate_bytes_per_rank"].get<double>();
+      const double peak = report["peak_memory_bytes_per_rank_max"].get<double>();
+      EXPECT_NEAR(estimate / peak, 1.0, 0.25) << rows << " " << solver << ": estimate "
+                                              << estimate << ", peak " << peak;
+    }
+}
+
+TEST(MemoryPlan, TooLittleMemoryIsAClearErrorBeforeAnyWork) {
+  const fs::path dir = scratch_dir("memory_guard");
+  for (int np : {1, 4}) {
+    const RunResult r = run_kembed({"kpca", "--generate", "gaussian", "--rows", "3000", "--cols",
+                                    "16", "--max-memory-per-rank", "60M", "--output-dir",
+                                    (dir / "out").string()},
+                                   np);
+    EXPECT_FALSE(r.timed_out()) << r.describe();
+    EXPECT_TRUE(r.no_rank_succeeded()) << r.describe();
+    EXPECT_TRUE(contains(r.err, "kembed: error: not enough memory: this run needs about"))
+        << r.describe();
+    EXPECT_TRUE(contains(r.err, "ranks would fit")) << r.describe();
+    // On 4 ranks krylov (no n x n eigenvector matrix) fits in 60 MB; on 1 it does not.
+    EXPECT_EQ(contains(r.err, "--solver krylov would fit"), np == 4) << r.describe();
+    EXPECT_FALSE(fs::exists(dir / "out"));
+  }
+  const RunResult bad = run_kembed({"kpca", "--generate", "gaussian", "--rows", "10",
+                                    "--max-memory-per-rank", "lots", "--output-dir",
+                                    (dir / "out").string()},
+                                   1);
+  EXPECT_TRUE(contains(bad.err, "cannot read the memory size 'lots'")) << bad.describe();
+}
+
+TEST(MemoryPlan, DryRunPrintsThePlanAndComputesNothing) {
+  const fs::path dir = scratch_dir("dry_run");
+  RUN_OK(r,
+         std::vector<std::string>({"kpca", "--generate", "gaussian", "--rows", "40000", "--cols",
+                                   "64", "--dry-run", "--output-dir", (dir / "out").string()}),
+         2);
+  // 40000^2 doubles over a 1x2 grid: 6.4 GB of kernel matrix on each rank.
+  EXPECT_TRUE(contains(r.out, "n x n matrix (local block): 6.4 GB")) << r.describe();
+  EXPECT_TRUE(contains(r.out, "1x2 grid")) << r.describe();
+  EXPECT_TRUE(contains(r.out, "per rank")) << r.describe();
+  EXPECT_FALSE(fs::exists(dir / "out"));
+}

@@ -62,6 +62,8 @@ struct SolveOptions {
   int components = 2;
   Solver solver = Solver::evd;
   KrylovSettings krylov;  ///< --tol, --seed
+  double max_memory_per_rank = 0;  ///< --max-memory-per-rank (0: node's available / its ranks)
+  bool dry_run = false;            ///< --dry-run: print the memory plan and grid, compute nothing
   LayoutOptions layout;
   /// The solver options and the layout options.
   static po::options_description description();

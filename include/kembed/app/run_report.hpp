@@ -7,6 +7,7 @@
 #include "kembed/core/phase_timer.hpp"
 #include "kembed/io/matrix_file.hpp"
 #include "kembed/linalg/blacs_grid.hpp"
+#include "kembed/spectral/memory_plan.hpp"
 
 namespace kembed::app {
 
@@ -16,6 +17,11 @@ using Json = nlohmann::ordered_json;
 /// over ranks, with their total) and peak memory per rank.
 Json common_report(const std::string& method, int block_size, const io::MatrixFile& input,
                    const BlacsGrid& grid, const PhaseTimer& timer);
+
+/// Collective: prints the memory plan of an n x n decomposition and the grid
+/// (what --dry-run shows) on rank 0.
+void print_dry_run(const Comm& world, const std::string& method, const ProblemShape& shape,
+                   double max_memory_per_rank);
 
 /// Collective: prints `message` on rank 0 of `comm` (unless quiet).
 void say(const Comm& comm, bool quiet, const std::string& message);

@@ -8,6 +8,7 @@
 #include "kembed/kernel/kernel.hpp"
 #include "kembed/linalg/blacs_grid.hpp"
 #include "kembed/spectral/eigensolver.hpp"
+#include "kembed/spectral/memory_plan.hpp"
 
 namespace kembed {
 
@@ -17,6 +18,7 @@ struct KpcaSettings {
   Solver solver = Solver::evd;
   int block_size = 64;
   KrylovSettings krylov;  ///< used by Solver::krylov
+  double max_memory_per_rank = 0;  ///< bytes; 0: the node's available memory / its ranks
 };
 
 /// What a kernel PCA fit produced; the same on every rank except `embedding`.
@@ -33,6 +35,8 @@ struct KpcaResult {
   std::string solver_used;                ///< differs from the request after a fallback
   std::string solver_note;                ///< e.g. why a fallback happened
   int iterations = 0, matvecs = 0;        ///< krylov work
+  double estimated_peak_bytes = 0;        ///< plan_memory's estimate for the busiest rank
+  double memory_limit_bytes = 0;          ///< what it was checked against
   std::vector<double> embedding;          ///< rank 0 only: n x k row-major, V_k sqrt(Lambda_k)
   std::vector<double> coefficients;       ///< rank 0 only: n x k row-major, a_j = v_j / sqrt(lambda_j)
   std::vector<double> col_means;          ///< column means of the uncentered kernel (length n)

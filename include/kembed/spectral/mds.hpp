@@ -11,6 +11,7 @@
 #include "kembed/linalg/blacs_grid.hpp"
 #include "kembed/spectral/distances.hpp"
 #include "kembed/spectral/eigensolver.hpp"
+#include "kembed/spectral/memory_plan.hpp"
 
 namespace kembed {
 
@@ -22,6 +23,7 @@ struct MdsSettings {
   int block_size = 64;
   bool symmetrize = false;  ///< average D and D^T instead of rejecting asymmetry
   KrylovSettings krylov;    ///< used by Solver::krylov
+  double max_memory_per_rank = 0;  ///< bytes; 0: the node's available memory / its ranks
 };
 
 /// What an MDS fit produced; the same on every rank except where noted.
@@ -34,6 +36,7 @@ struct MdsResult {
   std::vector<double> spectrum;         ///< all n eigenvalues of B, descending (evd only)
   std::vector<double> residuals;        ///< ||B v - lambda v|| / ||B||_F per pair
   double trace = 0;                     ///< trace(B) = sum of all eigenvalues
+  MemoryCheck memory;                   ///< estimated peak per rank and its limit
   double frobenius_norm = 0;            ///< ||B||_F
   /// Eigenvalues of B with |lambda| <= this are numerical zeros:
   /// n eps max(|lambda_1|, ||B||_F).
