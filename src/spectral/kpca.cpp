@@ -19,8 +19,6 @@ namespace {
 
 // Relative tolerance for a precomputed kernel to count as symmetric.
 constexpr double kSymmetryTolerance = 1e-10;
-// Relative residual above which an eigenpair is rejected as wrong.
-constexpr double kResidualLimit = 1e-6;
 
 void check_shape(const io::MatrixFile& file, const KpcaSettings& s, const Comm& comm) {
   std::string error;
@@ -155,13 +153,7 @@ KpcaResult fit_kpca(io::MatrixFile& file, const BlacsGrid& grid, const KpcaSetti
   }
   const auto norms = residual_norms(kmat, pairs.vectors, pairs.values);
   for (double r : norms) result.residuals.push_back(r / result.frobenius_norm);
-  // A last line of defence against a solver that reports success wrongly.
-  for (int j = 0; j < k; ++j)
-    if (!(result.residuals[j] <= kResidualLimit))
-      agree(comm, "eigensolver " + result.solver_used + " returned eigenpair " +
-                      std::to_string(j + 1) + " with relative residual " +
-                      std::to_string(result.residuals[j]) + " (limit " +
-                      std::to_string(kResidualLimit) + "); the result would be wrong");
+  reject_inaccurate_pairs(comm, result.residuals, result.solver_used);
   timer.stop();
   return result;
 }

@@ -18,8 +18,6 @@ namespace kembed {
 
 namespace {
 
-// Relative residual above which an eigenpair is rejected as wrong.
-constexpr double kResidualLimit = 1e-6;
 
 std::string exact(double v) {
   std::ostringstream s;
@@ -178,12 +176,7 @@ MdsResult fit_mds(io::MatrixFile& file, const BlacsGrid& grid, const MdsSettings
   double_center(b);
   const auto norms = residual_norms(b, pairs.vectors, pairs.values);
   for (double r : norms) result.residuals.push_back(r / result.frobenius_norm);
-  for (int j = 0; j < k; ++j)
-    if (!(result.residuals[j] <= kResidualLimit))
-      agree(comm, "eigensolver " + solver_name(settings.solver) + " returned eigenpair " +
-                      std::to_string(j + 1) + " with relative residual " +
-                      std::to_string(result.residuals[j]) + " (limit " +
-                      std::to_string(kResidualLimit) + "); the result would be wrong");
+  reject_inaccurate_pairs(comm, result.residuals, solver_name(settings.solver));
   timer.stop();
   return result;
 }

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include "kembed/core/error.hpp"
@@ -78,6 +79,7 @@ MemoryPlan plan_memory(const ProblemShape& s) {
 }
 
 std::string human_bytes(double bytes) {
+  if (!std::isfinite(bytes)) return "unknown";
   const char* units[] = {"B", "kB", "MB", "GB", "TB"};
   int u = 0;
   while (bytes >= 1000 && u < 4) bytes /= 1000, ++u;
@@ -117,8 +119,11 @@ double available_memory_per_rank(const Comm& world) {
   std::string unit;
   while (meminfo >> key >> kib >> unit)
     if (key == "MemAvailable:") available = kib * 1024;
+  // Unknown (no /proc/meminfo): no limit rather than a refusal.
+  const double share = available > 0 ? available / on_node.size()
+                                     : std::numeric_limits<double>::infinity();
   // The smallest share on any node, so every rank decides alike.
-  return -world.max(-available / on_node.size());
+  return -world.max(-share);
 }
 
 MemoryCheck check_memory(const ProblemShape& shape, double limit, const Comm& comm) {

@@ -35,8 +35,6 @@ std::string pca_route_name(PcaRoute route) {
 
 namespace {
 
-// Relative residual above which an eigenpair is rejected as wrong.
-constexpr double kResidualLimit = 1e-6;
 
 std::string number(double v) {
   std::ostringstream s;
@@ -276,12 +274,7 @@ PcaResult fit_pca(io::MatrixFile& file, const BlacsGrid& grid, const PcaSettings
   form_scatter(xc, result.route, s);  // evd and evr overwrote it
   for (double r : residual_norms(s, pairs.vectors, pairs.values))
     result.residuals.push_back(s_norm > 0 ? r / s_norm : r);
-  for (int j = 0; j < k; ++j)
-    if (!(result.residuals[j] <= kResidualLimit))
-      agree(comm, "eigensolver " + solver_name(settings.solver) + " returned eigenpair " +
-                      std::to_string(j + 1) + " with relative residual " +
-                      number(result.residuals[j]) + " (limit " + number(kResidualLimit) +
-                      "); the result would be wrong");
+  reject_inaccurate_pairs(comm, result.residuals, solver_name(settings.solver));
 
   timer.start("project");
   const double n1 = static_cast<double>(n - 1);

@@ -39,7 +39,9 @@
 namespace fs = std::filesystem;
 using Json = nlohmann::json;
 
-namespace {
+// A named namespace (each CLI test is one translation unit), so helpers a test
+// does not use draw no unused-function warnings.
+namespace cli_test {
 
 // ---------------------------------------------------------------------------
 // Scratch space and process launching
@@ -527,4 +529,6 @@ std::vector<std::string> concat(std::vector<std::string> a, const std::vector<st
   ASSERT_FALSE(result_var.timed_out()) << "hang:\n" << result_var.describe(); \
   ASSERT_TRUE(result_var.all_ranks_succeeded()) << result_var.describe()
 
-}  // namespace
+}  // namespace cli_test
+
+using namespace cli_test;  // NOLINT: the tests use the helpers unqualified

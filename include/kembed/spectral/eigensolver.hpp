@@ -18,6 +18,10 @@ enum class Solver {
 Solver parse_solver(const std::string& name);
 std::string solver_name(Solver solver);
 
+/// Relative residual above which a fit rejects an eigenpair as wrong (a guard
+/// against a solver that reports success with a bad result).
+inline constexpr double kResidualLimit = 1e-6;
+
 /// The k largest eigenpairs, in descending order of eigenvalue.
 struct Eigenpairs {
   std::vector<double> values;    ///< k eigenvalues, descending

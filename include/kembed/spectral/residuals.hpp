@@ -1,5 +1,6 @@
 #pragma once
 /// @file Residuals of computed eigenpairs.
+#include <string>
 #include <vector>
 
 #include "kembed/linalg/dist_matrix.hpp"
@@ -10,5 +11,11 @@ namespace kembed {
 /// @pre a is n x n, v is n x k on the same grid and blocking, values.size() == k
 std::vector<double> residual_norms(const DistMatrix& a, const DistMatrix& v,
                                    const std::vector<double>& values);
+
+/// Collective: an agreed error if any relative residual exceeds
+/// kResidualLimit (a solver that reported success with a wrong result).
+/// @pre `relative` is identical on every rank
+void reject_inaccurate_pairs(const Comm& comm, const std::vector<double>& relative,
+                             const std::string& solver);
 
 }  // namespace kembed
