@@ -42,6 +42,9 @@ void pdgemm_(const char* transa, const char* transb, const int* m, const int* n,
 void pdtran_(const int* m, const int* n, const double* alpha, const double* a, const int* ia,
              const int* ja, const int* desca, const double* beta, double* c, const int* ic,
              const int* jc, const int* descc);
+void pdposv_(const char* uplo, const int* n, const int* nrhs, double* a, const int* ia,
+             const int* ja, const int* desca, double* b, const int* ib, const int* jb,
+             const int* descb, int* info, std::size_t uplo_len);
 
 // BLAS / LAPACK (serial)
 void dgemm_(const char* transa, const char* transb, const int* m, const int* n, const int* k,

@@ -136,6 +136,20 @@ void gemm(char trans_a, char trans_b, double alpha, const DistMatrix& a, const D
           &one, b.desc(), &beta, c.data(), &one, &one, c.desc(), 1, 1);
 }
 
+void posv(DistMatrix& a, DistMatrix& b) {
+  const int n = static_cast<int>(a.rows()), nrhs = static_cast<int>(b.cols()), one = 1;
+  int info = 0;
+  pdposv_("L", &n, &nrhs, a.data(), &one, &one, a.desc(), b.data(), &one, &one, b.desc(), &info,
+          1);
+  std::string message;
+  if (info > 0)
+    message = "pdposv: the leading minor of order " + std::to_string(info) +
+              " is not positive definite";
+  else if (info < 0)
+    message = "pdposv failed with INFO = " + std::to_string(info) + " (illegal argument)";
+  agree(a.grid().comm(), message);
+}
+
 void transpose(const DistMatrix& a, DistMatrix& c) {
   const int m = static_cast<int>(c.rows()), n = static_cast<int>(c.cols()), one = 1;
   const double alpha = 1, beta = 0;

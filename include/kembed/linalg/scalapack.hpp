@@ -24,6 +24,11 @@ std::vector<double> syevr(DistMatrix& a, int il, int iu, DistMatrix& z);
 void gemm(char trans_a, char trans_b, double alpha, const DistMatrix& a, const DistMatrix& b,
           double beta, DistMatrix& c);
 
+/// Solves A X = B for symmetric positive definite A by Cholesky (pdposv):
+/// B is overwritten with X, A with its factor (lower triangle used). Throws
+/// (agreed) naming the leading minor that is not positive definite.
+/// @pre a is n x n, b is n x nrhs, same grid, square blocks, same block size
+void posv(DistMatrix& a, DistMatrix& b);
 /// C = A^T (pdtran). @pre c is a.cols() x a.rows() on the same grid
 void transpose(const DistMatrix& a, DistMatrix& c);
 
