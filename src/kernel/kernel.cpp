@@ -1,5 +1,7 @@
 #include "kembed/kernel/kernel.hpp"
 
+#include <cmath>
+
 #include "kembed/core/error.hpp"
 
 namespace kembed {
@@ -34,6 +36,27 @@ bool Kernel::uses_gamma() const {
 
 bool Kernel::is_dot_product_based() const {
   return type != KernelType::laplacian && type != KernelType::precomputed;
+}
+
+double Kernel::operator()(const double* x, const double* y, int d) const {
+  double dot = 0, xx = 0, yy = 0, l1 = 0, l2 = 0;
+  for (int t = 0; t < d; ++t) {
+    dot += x[t] * y[t];
+    xx += x[t] * x[t];
+    yy += y[t] * y[t];
+    l1 += std::abs(x[t] - y[t]);
+    l2 += (x[t] - y[t]) * (x[t] - y[t]);
+  }
+  switch (type) {
+    case KernelType::linear: return dot;
+    case KernelType::poly: return std::pow(gamma * dot + coef0, degree);
+    case KernelType::rbf: return std::exp(-gamma * l2);
+    case KernelType::laplacian: return std::exp(-gamma * l1);
+    case KernelType::sigmoid: return std::tanh(gamma * dot + coef0);
+    case KernelType::cosine: return xx > 0 && yy > 0 ? dot / std::sqrt(xx * yy) : 0;
+    case KernelType::precomputed: break;
+  }
+  throw Error("a precomputed kernel cannot be evaluated on points");
 }
 
 Kernel Kernel::with_default_gamma(long long d) const {

@@ -29,6 +29,9 @@ struct Kernel {
   /// True if k(x, y) is a function of the dot product x.y alone (plus norms),
   /// so a block of K is one dgemm followed by an elementwise map.
   bool is_dot_product_based() const;
+  /// k(x, y) of two d-vectors, evaluated directly from the definition.
+  /// @pre type != precomputed, gamma resolved
+  double operator()(const double* x, const double* y, int d) const;
   /// This kernel with gamma = 1/d where gamma was not given (scikit-learn's default).
   Kernel with_default_gamma(long long d) const;
 };
