@@ -8,6 +8,7 @@
 #include "kembed/io/csv_writer.hpp"
 #include "kembed/io/model.hpp"
 #include "kembed/io/output_dir.hpp"
+#include "kembed/spectral/inverse_map.hpp"
 #include "kembed/spectral/kpca.hpp"
 #include "kembed/spectral/kpca_transform.hpp"
 
@@ -43,16 +44,56 @@ std::string eigenvalues_csv(const KpcaResult& r) {
   return io::format_csv({"eigenvalue", "explained_variance_ratio"}, table);
 }
 
+// --fit-inverse, --alpha: the learned pre-image map (kembed preimage --method ridge).
+struct InverseOptions {
+  bool fit = false;
+  double alpha = 1;
+  static po::options_description description() {
+    po::options_description d("pre-image map");
+    d.add_options()("fit-inverse", po::bool_switch(),
+                    "also fit the kernel ridge map from the embedding back to input space "
+                    "(kembed preimage --method ridge)")(
+        "alpha", po::value<double>()->default_value(1.0),
+        "regularization of --fit-inverse: (K_Z + alpha I) W = X - mean");
+    return d;
+  }
+  explicit InverseOptions(const po::variables_map& vm)
+      : fit(vm["fit-inverse"].as<bool>()), alpha(vm["alpha"].as<double>()) {
+    if (fit && !(alpha > 0)) throw Error("--alpha must be positive, got " + std::to_string(alpha));
+  }
+};
+
+// Collective: the kernel ridge pre-image map fitted on the training
+// embedding A diag(lambda) (the product apply_inverse_map rebuilds).
+InverseMap fit_inverse(const Comm& world, io::MatrixFile& file, const KpcaResult& r, int k,
+                       double alpha, const BlacsGrid& grid, int block_size) {
+  std::vector<double> embedding(std::size_t(r.n) * k);
+  if (world.is_root())
+    for (std::size_t t = 0; t < embedding.size(); ++t)
+      embedding[t] = r.coefficients[t] * r.eigenvalues[t % k];
+  MPI_Bcast(embedding.data(), static_cast<int>(embedding.size()), MPI_DOUBLE, 0, world.get());
+  return fit_inverse_map(r.kernel, embedding, k, file, alpha, grid, block_size);
+}
+
 // Collective: writes model/ into the staging directory `out` (rank 0).
 void save_model(const Comm& world, const io::OutputDir* out, io::MatrixFile& file,
-                const KpcaResult& r, int k) {
+                const KpcaResult& r, int k, const InverseMap* inverse, double alpha) {
   std::optional<io::ModelWriter> writer;
+  std::vector<double> weights;
+  if (inverse) weights = inverse->weights.gather_to_root();  // column-major n x d
   collectively(world, [&] {
     if (!world.is_root()) return;
     writer.emplace(out->file("model"));
     writer->add("coefficients", {r.n, k, r.coefficients});
     writer->add("kernel_col_means", {1, r.n, r.col_means});
     writer->add("eigenvalues", {1, k, r.eigenvalues});
+    if (!inverse) return;
+    io::Array w{r.n, r.d, std::vector<double>(weights.size())};
+    for (std::int64_t i = 0; i < r.n; ++i)
+      for (std::int64_t t = 0; t < r.d; ++t)
+        w.values[std::size_t(i) * r.d + t] = weights[std::size_t(t) * r.n + i];
+    writer->add("inverse_weights", w);
+    writer->add("inverse_mean", {1, r.d, inverse->mean});
   });
   Json manifest;
   manifest["method"] = "kpca";
@@ -63,6 +104,10 @@ void save_model(const Comm& world, const io::OutputDir* out, io::MatrixFile& fil
   manifest["kernel"] = kernel_report(r.kernel);
   manifest["kernel_grand_mean"] = r.grand_mean;
   manifest["embedding_scale"] = "sqrt(eigenvalue)";
+  if (inverse)
+    manifest["inverse_map"] = {{"alpha", alpha},
+                               {"definition", "x(z) = inverse_mean + k(z, Z) inverse_weights, "
+                                              "Z = coefficients diag(eigenvalues)"}};
   if (r.kernel.type != KernelType::precomputed) {
     std::string path = world.is_root() ? writer->dir() + "/X.npy" : std::string();
     world.broadcast(path);
@@ -83,7 +128,8 @@ po::options_description kpca_options() {
                                     "matrix with --kernel precomputed"))
       .add(OutputOptions::description())
       .add(SolveOptions::description())
-      .add(KernelOptions::description());
+      .add(KernelOptions::description())
+      .add(InverseOptions::description());
   return all;
 }
 
@@ -92,6 +138,9 @@ void run_kpca(const po::variables_map& vm, const Comm& world) {
   const OutputOptions output(vm);
   const SolveOptions solve(vm);
   const KernelOptions kernel(vm);
+  const InverseOptions inverse(vm);
+  if (inverse.fit && kernel.kernel.type == KernelType::precomputed)
+    throw Error("--fit-inverse needs the training samples; a precomputed kernel has none");
   PhaseTimer timer(world);
   timer.start("read");
   output.check_writable(world);
@@ -113,6 +162,13 @@ void run_kpca(const po::variables_map& vm, const Comm& world) {
 
   if (!result.solver_note.empty()) say(world, false, "kembed kpca: note: " + result.solver_note);
 
+  std::optional<InverseMap> inverse_map;
+  if (inverse.fit) {
+    timer.start("inverse");
+    inverse_map = fit_inverse(world, *file, result, k, inverse.alpha, grid,
+                              solve.layout.block_size);
+  }
+
   timer.start("write");
   std::unique_ptr<io::OutputDir> out;
   collectively(world, [&] {
@@ -121,7 +177,8 @@ void run_kpca(const po::variables_map& vm, const Comm& world) {
     out->write("embedding.csv", io::format_csv(io::numbered_columns("c", k), result.embedding));
     out->write("eigenvalues.csv", eigenvalues_csv(result));
   });
-  save_model(world, out.get(), *file, result, k);
+  save_model(world, out.get(), *file, result, k, inverse_map ? &*inverse_map : nullptr,
+             inverse.alpha);
   timer.stop();
 
   Json report = common_report("kpca", solve.layout.block_size, *file, grid, timer);
@@ -136,6 +193,7 @@ void run_kpca(const po::variables_map& vm, const Comm& world) {
                         {"cycles", result.iterations},
                         {"block_products", result.matvecs}};
   }
+  if (inverse.fit) report["inverse_map"] = {{"alpha", inverse.alpha}};
   report["n"] = result.n;
   report["d"] = result.d;
   report["components"] = k;
@@ -179,6 +237,21 @@ Projection project_kpca(const io::Model& model, io::MatrixFile& points, const Bl
   std::unique_ptr<io::MatrixFile> training;
   if (p.kernel.type != KernelType::precomputed) training = model.large(comm, "X");
   return {p.k, kpca_transform(p, training.get(), *coefficients, points, grid, block_size)};
+}
+
+KpcaModelStats kpca_model_stats(const io::Model& model, const Comm& comm) {
+  const Json& m = model.manifest();
+  KpcaModelStats stats;
+  collectively(comm, [&] {
+    stats.kernel = kernel_from_report(m.at("kernel"));
+    stats.n = m.at("n").get<std::int64_t>();
+    stats.d = m.at("d").get<std::int64_t>();
+    stats.k = m.at("k").get<int>();
+    stats.grand_mean = m.at("kernel_grand_mean").get<double>();
+  });
+  stats.col_means = model.small(comm, "kernel_col_means", 1, stats.n).values;
+  stats.eigenvalues = model.small(comm, "eigenvalues", 1, stats.k).values;
+  return stats;
 }
 
 }  // namespace kembed::app

@@ -4,6 +4,7 @@
 
 #include "kembed/app/transform_command.hpp"
 #include "kembed/mpi/comm.hpp"
+#include "kembed/spectral/feature_reconstruction.hpp"
 
 namespace kembed::app {
 
@@ -17,4 +18,7 @@ void run_kpca(const boost::program_options::variables_map& vm, const Comm& world
 Projection project_kpca(const io::Model& model, io::MatrixFile& points, const BlacsGrid& grid,
                         int block_size);
 
+/// Collective: the statistics of a kernel PCA model that feature-space
+/// reconstructions need (kernel, shape, eigenvalues, kernel means).
+KpcaModelStats kpca_model_stats(const io::Model& model, const Comm& comm);
 }  // namespace kembed::app

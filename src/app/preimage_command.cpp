@@ -1,0 +1,250 @@
+#include "kembed/app/preimage_command.hpp"
+
+#include <mpi.h>
+
+#include "kembed/app/kpca_command.hpp"
+#include "kembed/app/options.hpp"
+#include "kembed/app/run_report.hpp"
+#include "kembed/core/error.hpp"
+#include "kembed/io/csv_writer.hpp"
+#include "kembed/io/model.hpp"
+#include "kembed/io/output_dir.hpp"
+#include "kembed/spectral/inverse_map.hpp"
+#include "kembed/spectral/preimage.hpp"
+
+namespace kembed::app {
+
+namespace {
+
+// --method, --components, --embedding, --init and the fixed-point controls.
+struct PreimageOptions {
+  std::string model;
+  PreimageMethod method = PreimageMethod::fixed_point;
+  std::string embedding;  ///< --embedding FILE; empty: project --input
+  int components = 0;     ///< 0: all the model's (or the embedding file's columns)
+  bool init_input = false;
+  FixedPointSettings fixed_point;
+
+  static po::options_description description() {
+    po::options_description d("pre-image");
+    d.add_options()
+        ("model,m", po::value<std::string>(), "kernel PCA model directory (OUTPUT-DIR/model)")
+        ("method", po::value<std::string>(),
+         "nearest (training sample), fixed-point (rbf or linear kernel) or ridge (needs a "
+         "model fitted with --fit-inverse)")
+        ("embedding", po::value<std::string>(),
+         "instead of --input: coefficients to reconstruct (m x c, the first c components)")
+        ("components,k", po::value<int>(),
+         "reconstruct from the first K components (default: all of the model's, or the "
+         "embedding file's columns)")
+        ("init", po::value<std::string>()->default_value("nearest"),
+         "fixed-point start: nearest (training sample) or input (the --input point itself)")
+        ("tol", po::value<double>()->default_value(1e-8),
+         "fixed-point stop: ||x_new - x|| <= tol * max(1, ||x_new||)")
+        ("max-iter", po::value<int>()->default_value(500), "fixed-point steps per start")
+        ("max-restarts", po::value<int>()->default_value(5),
+         "unstable fixed-point starts replaced by the next-nearest training sample");
+    return d;
+  }
+
+  explicit PreimageOptions(const po::variables_map& vm) {
+    if (!vm.count("model")) throw Error("missing --model");
+    model = vm["model"].as<std::string>();
+    if (!vm.count("method")) throw Error("missing --method (nearest, fixed-point or ridge)");
+    method = parse_preimage_method(vm["method"].as<std::string>());
+    if (vm.count("embedding")) embedding = vm["embedding"].as<std::string>();
+    const bool input = vm.count("input") || vm.count("generate");
+    if (input == !embedding.empty())
+      throw Error("give either --input (points to denoise) or --embedding (coefficients)");
+    if (vm.count("components")) {
+      components = vm["components"].as<int>();
+      if (components < 1) throw Error("--components must be at least 1");
+    }
+    const std::string init = vm["init"].as<std::string>();
+    if (init != "nearest" && init != "input")
+      throw Error("--init must be nearest or input, got '" + init + "'");
+    init_input = init == "input";
+    if (init_input && (!input || method != PreimageMethod::fixed_point))
+      throw Error("--init input needs --input and --method fixed-point");
+    fixed_point.tol = vm["tol"].as<double>();
+    fixed_point.max_iter = vm["max-iter"].as<int>();
+    fixed_point.max_restarts = vm["max-restarts"].as<int>();
+    if (!(fixed_point.tol > 0)) throw Error("--tol must be positive");
+    if (fixed_point.max_iter < 1) throw Error("--max-iter must be at least 1");
+    if (fixed_point.max_restarts < 0) throw Error("--max-restarts must be at least 0");
+  }
+};
+
+// Collective: rows [0, m) of `file` on every rank, first `c` columns.
+std::vector<double> read_all(io::MatrixFile& file, int c) {
+  const auto all = file.read_rows({{0, file.rows()}});
+  const std::int64_t cols = file.cols();
+  std::vector<double> out(std::size_t(file.rows()) * c);
+  for (std::int64_t i = 0; i < file.rows(); ++i)
+    for (int j = 0; j < c; ++j) out[std::size_t(i) * c + j] = all[std::size_t(i) * cols + j];
+  return out;
+}
+
+// Collective: the m x c coefficients of the points to reconstruct (every
+// rank): the first c columns of the --embedding file, or the projections of
+// the --input points.
+std::vector<double> coefficients_to_reconstruct(const PreimageOptions& o, const io::Model& model,
+                                                const KpcaModelStats& stats,
+                                                io::MatrixFile& source, const BlacsGrid& grid,
+                                                int block_size, int& c) {
+  const Comm& comm = grid.comm();
+  if (!o.embedding.empty()) {
+    c = o.components > 0 ? o.components : static_cast<int>(source.cols());
+    if (source.cols() > stats.k || c > source.cols())
+      throw Error(o.embedding + ": has " + std::to_string(source.cols()) +
+                  " columns; it must hold the first c <= " + std::to_string(stats.k) +
+                  " components of the model" +
+                  (c > source.cols() ? " and at least --components " + std::to_string(c) : ""));
+    return read_all(source, c);
+  }
+  c = o.components > 0 ? o.components : stats.k;
+  if (c > stats.k)
+    throw Error("--components " + std::to_string(c) + " exceeds the model's " +
+                std::to_string(stats.k) + " components");
+  const Projection projection = project_kpca(model, source, grid, block_size);
+  const std::int64_t m = source.rows();
+  std::vector<double> z(std::size_t(m) * c);
+  if (comm.is_root())
+    for (std::int64_t q = 0; q < m; ++q)
+      for (int j = 0; j < c; ++j) z[std::size_t(q) * c + j] = projection.embedding[q * stats.k + j];
+  MPI_Bcast(z.data(), static_cast<int>(z.size()), MPI_DOUBLE, 0, comm.get());
+  return z;
+}
+
+Json point_report(const Preimages& p, std::int64_t q) {
+  Json j;
+  j["nearest_training_sample"] = p.nearest[q] + 1;
+  j["feature_distance_squared"] = p.distance[q];
+  if (!p.start_distance.empty()) j["start_feature_distance_squared"] = p.start_distance[q];
+  j["iterations"] = p.iterations[q];
+  j["restarts"] = p.restarts[q];
+  j["converged"] = p.converged[q] != 0;
+  return j;
+}
+
+}  // namespace
+
+po::options_description preimage_options() {
+  po::options_description all;
+  all.add(PreimageOptions::description())
+      .add(InputOptions::description("points to denoise: projected onto the first "
+                                     "--components components and reconstructed"))
+      .add(OutputOptions::description())
+      .add(LayoutOptions::description());
+  return all;
+}
+
+void run_preimage(const po::variables_map& vm, const Comm& world) {
+  const PreimageOptions o(vm);
+  const OutputOptions output(vm);
+  const LayoutOptions layout(vm);
+  const int nb = layout.block_size;
+  const BlacsGrid grid = layout.make_grid(world);
+  PhaseTimer timer(world);
+  timer.start("read");
+  output.check_writable(world);
+  const io::Model model = io::Model::open(world, o.model);
+  collectively(world, [&] {
+    if (model.method() != "kpca")
+      throw Error("model '" + o.model + "' is for method '" + model.method() +
+                  "'; pre-images need a kpca model");
+  });
+  const KpcaModelStats stats = kpca_model_stats(model, world);
+  collectively(world, [&] {
+    if (stats.kernel.type == KernelType::precomputed)
+      throw Error("model '" + o.model + "' was fitted on a precomputed kernel: it has no input "
+                  "space to return to");
+    if (o.method == PreimageMethod::ridge && !model.manifest().contains("inverse_map"))
+      throw Error("model '" + o.model + "' has no pre-image map: fit it with kembed kpca "
+                  "--fit-inverse --alpha A");
+  });
+  // The points to denoise (--input or --generate), or the --embedding file.
+  const auto source = o.embedding.empty() ? InputOptions(vm).open(world)
+                                          : io::open_matrix_file(world, o.embedding);
+
+  timer.start("project");
+  int c = 0;
+  std::vector<double> z =
+      coefficients_to_reconstruct(o, model, stats, *source, grid, nb, c);
+  collectively(world, [&] {
+    if (o.method == PreimageMethod::ridge && c != stats.k)
+      throw Error("--method ridge maps all " + std::to_string(stats.k) +
+                  " components of the model back; leave out --components (got " +
+                  std::to_string(c) + ")");
+  });
+
+  timer.start("preimage");
+  auto training = model.large(world, "X");
+  auto coefficients = model.large(world, "coefficients");
+  const std::vector<double> z_copy = o.method == PreimageMethod::ridge ? z : std::vector<double>();
+  FeatureReconstruction reconstruction(stats, *training, *coefficients, std::move(z), c, grid, nb);
+  Preimages result;
+  switch (o.method) {
+    case PreimageMethod::nearest:
+      result = nearest_preimages(reconstruction);
+      break;
+    case PreimageMethod::fixed_point: {
+      FixedPointSettings settings = o.fixed_point;
+      if (o.init_input) settings.init = read_all(*source, static_cast<int>(stats.d));
+      result = fixed_point_preimages(reconstruction, settings);
+      break;
+    }
+    case PreimageMethod::ridge: {
+      auto weights = model.large(world, "inverse_weights");
+      const auto mean = model.small(world, "inverse_mean", 1, stats.d).values;
+      result = given_preimages(reconstruction,
+                               apply_inverse_map(stats.kernel, z_copy, stats.k, *coefficients,
+                                                 stats.eigenvalues, *weights, mean, grid, nb));
+      break;
+    }
+  }
+
+  timer.start("write");
+  const std::int64_t m = reconstruction.points();
+  std::unique_ptr<io::OutputDir> out;
+  collectively(world, [&] {
+    if (!world.is_root()) return;
+    out = std::make_unique<io::OutputDir>(output.output_dir);
+    out->write("preimages.csv",
+               io::format_csv(io::numbered_columns("x", static_cast<int>(stats.d)),
+                              result.points));
+  });
+  timer.stop();
+  Json report = common_report("preimage", nb, *source, grid, timer);
+  report["model"] = o.model;
+  report["pre_image_method"] = preimage_method_name(o.method);
+  report["source"] = o.embedding.empty() ? "input (projected, then reconstructed)" : "embedding";
+  report["components"] = c;
+  report["kernel"] = model.manifest().at("kernel");
+  if (o.method == PreimageMethod::fixed_point)
+    report["fixed_point"] = {{"tol", o.fixed_point.tol},
+                             {"max_iter", o.fixed_point.max_iter},
+                             {"max_restarts", o.fixed_point.max_restarts},
+                             {"init", o.init_input ? "input" : "nearest"}};
+  long long converged = 0;
+  for (char v : result.converged) converged += v;
+  report["points"] = m;
+  report["converged"] = converged;
+  report["feature_distance_definition"] =
+      "||phi(x*) - phi_hat||^2, phi_hat = mean + sum_j z_j u_j over the first c components";
+  report["nearest_training_sample_base"] = 1;
+  Json per_point = Json::array();
+  for (std::int64_t q = 0; q < m; ++q) per_point.push_back(point_report(result, q));
+  report["per_point"] = per_point;
+  collectively(world, [&] {
+    if (!world.is_root()) return;
+    out->write("run.json", report.dump(2) + "\n");
+    out->commit();
+  });
+  say(world, output.quiet,
+      "kembed preimage: " + std::to_string(m) + " points (" + preimage_method_name(o.method) +
+          ", " + std::to_string(converged) + " converged); results in " + output.output_dir +
+          "/ (preimages.csv, run.json)");
+}
+
+}  // namespace kembed::app
