@@ -58,7 +58,11 @@ Request parse(int argc, char** argv) {
       "config", po::value<std::string>(), "INI file with the same keys (command line wins)");
   all.add(command.options()).add(general);
   try {
-    po::store(po::command_line_parser(argc - 1, argv + 1).options(all).run(), request.vm);
+    po::positional_options_description positional;
+    if (command.positional) positional.add(command.positional, 1);
+    po::store(
+        po::command_line_parser(argc - 1, argv + 1).options(all).positional(positional).run(),
+        request.vm);
     if (request.vm.count("help")) {
       std::ostringstream out;
       out << "usage: mpirun -np P kembed " << name << " [options]\n" << command.summary << "\n"

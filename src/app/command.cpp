@@ -4,6 +4,7 @@
 #include "kembed/app/kpca_command.hpp"
 #include "kembed/app/mds_command.hpp"
 #include "kembed/app/pca_command.hpp"
+#include "kembed/app/plan_command.hpp"
 #include "kembed/app/preimage_command.hpp"
 #include "kembed/app/transform_command.hpp"
 
@@ -15,6 +16,8 @@ const std::vector<Command>& commands() {
       {"kpca", "kernel PCA of a data matrix (or of a precomputed kernel)", kpca_options, run_kpca},
       {"mds", "classical MDS of a distance matrix or of points", mds_options, run_mds},
       {"pca", "linear PCA of a data matrix (covariance or Gram route)", pca_options, run_pca},
+      {"plan", "memory per rank and grid of a kpca, pca or mds run, computing nothing",
+       plan_options, run_plan, "method"},
       {"preimage", "pre-images of kernel PCA reconstructions (denoising)", preimage_options,
        run_preimage},
       {"transform", "project new data with a saved model (OUTPUT-DIR/model)", transform_options,

@@ -187,7 +187,7 @@ void run_kpca(const po::variables_map& vm, const Comm& world) {
   report["memory_estimate_bytes_per_rank"] = result.estimated_peak_bytes;
   report["memory_limit_bytes_per_rank"] = result.memory_limit_bytes;
   if (!result.solver_note.empty()) report["solver_note"] = result.solver_note;
-  if (solve.solver == Solver::krylov) {
+  if (result.solver_used == "krylov") {
     report["krylov"] = {{"tol", solve.krylov.tol},
                         {"seed", solve.krylov.seed},
                         {"cycles", result.iterations},

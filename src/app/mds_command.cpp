@@ -192,6 +192,7 @@ void run_mds(const po::variables_map& vm, const Comm& world) {
 
   Json report = common_report("mds", solve.layout.block_size, *file, grid, timer);
   report["solver"] = solver_name(solve.solver);
+  report["solver_used"] = result.solver_used;
   report["memory_estimate_bytes_per_rank"] = result.memory.estimate;
   report["memory_limit_bytes_per_rank"] = result.memory.limit;
   report["n"] = result.n;
@@ -210,7 +211,7 @@ void run_mds(const po::variables_map& vm, const Comm& world) {
             "spectrum, which only --solver evd computes; the two agree only when B has no "
             "negative eigenvalues)"
           : "sum of the positive eigenvalues of B";
-  report = spectrum_report(std::move(report), result, solver_name(solve.solver));
+  report = spectrum_report(std::move(report), result, result.solver_used);
   report["trace_B"] = result.trace;
   report["frobenius_norm_B"] = result.frobenius_norm;
   report["relative_residuals"] = result.residuals;

@@ -102,9 +102,10 @@ po::options_description SolveOptions::description() {
   po::options_description d("decomposition");
   d.add_options()
       ("components,k", po::value<int>()->default_value(2), "number of components K")
-      ("solver", po::value<std::string>()->default_value("evd"),
-       "eigensolver: evd (pdsyevd, all eigenpairs), evr (pdsyevr, top K only) or krylov "
-       "(block Krylov, top K only) or elpa (ELPA 2-stage, top K only, if built)")
+      ("solver", po::value<std::string>()->default_value("auto"),
+       "eigensolver: auto (krylov when its basis is at most n/4, else evd), evd (pdsyevd, all "
+       "eigenpairs), evr (pdsyevr, top K only), krylov (block Krylov, top K only) or elpa "
+       "(ELPA 2-stage, top K only, if built)")
       ("tol", po::value<double>()->default_value(1e-10),
        "krylov: relative residual ||Kv - lambda v|| / ||K|| every returned pair must reach")
       ("max-memory-per-rank", po::value<std::string>(),

@@ -133,10 +133,6 @@ void run_pca(const po::variables_map& vm, const Comm& world) {
   output.check_writable(world);
   const BlacsGrid grid = solve.layout.make_grid(world);
   auto file = in.open(world);  // --input, or --generate in memory
-  if (solve.dry_run || solve.max_memory_per_rank > 0)
-    throw Error("--dry-run and --max-memory-per-rank are not available for pca yet "
-                "(kpca and mds have them)");
-
   PcaSettings settings;
   settings.components = solve.components;
   settings.variance = pca.variance;
@@ -146,6 +142,14 @@ void run_pca(const po::variables_map& vm, const Comm& world) {
   settings.solver = solve.solver;
   settings.block_size = solve.layout.block_size;
   settings.krylov = solve.krylov;
+  settings.max_memory_per_rank = solve.max_memory_per_rank;
+  if (solve.dry_run) {
+    print_dry_run(world, "pca",
+                  pca_problem_shape(file->rows(), file->cols(), settings, grid.nprow(),
+                                    grid.npcol()),
+                  solve.max_memory_per_rank);
+    return;
+  }
   const PcaResult result = fit_pca(*file, grid, settings, timer);
   const int k = result.k;
 
@@ -165,6 +169,9 @@ void run_pca(const po::variables_map& vm, const Comm& world) {
 
   Json report = common_report("pca", solve.layout.block_size, *file, grid, timer);
   report["solver"] = solver_name(solve.solver);
+  report["solver_used"] = result.solver_used;
+  report["memory_estimate_bytes_per_rank"] = result.estimated_peak_bytes;
+  report["memory_limit_bytes_per_rank"] = result.memory_limit_bytes;
   report["route"] = pca_route_name(result.route);
   report["route_requested"] = pca_route_name(pca.route);
   report["n"] = result.n;

@@ -35,19 +35,32 @@ Json common_report(const std::string& method, int block_size, const io::MatrixFi
   return report;
 }
 
+std::string describe_plan(const std::string& title, const ProblemShape& shape, int ranks,
+                          double available) {
+  const Solver solver = resolve_solver(shape.solver, shape.n, shape.k);
+  std::string text = title + ": " + std::to_string(shape.n) + " x " + std::to_string(shape.n) +
+                     " matrix";
+  if (shape.data_rows > 0)
+    text += " from " + std::to_string(shape.data_rows) + " x " + std::to_string(shape.data_cols) +
+            " data";
+  else if (shape.d > 0)
+    text += " from points with d = " + std::to_string(shape.d);
+  text += ", k = " + std::to_string(shape.k) + ", solver " + solver_name(shape.solver);
+  if (shape.solver == Solver::automatic) text += " (" + solver_name(solver) + ")";
+  text += ", " + std::to_string(ranks) + " ranks on a " + std::to_string(shape.nprow) + "x" +
+          std::to_string(shape.npcol) + " grid, block size " + std::to_string(shape.block_size) +
+          "\nestimated memory of the busiest rank:\n" + plan_memory(shape).describe() +
+          "available per rank: " + human_bytes(available);
+  const std::string shortfall = memory_shortfall(shape, ranks, available);
+  text += shortfall.empty() ? " (fits)" : "\n" + shortfall.substr(0, shortfall.find('\n'));
+  return text;
+}
+
 void print_dry_run(const Comm& world, const std::string& method, const ProblemShape& shape,
                    double max_memory_per_rank) {
-  const MemoryPlan plan = plan_memory(shape);
   const double available =
       max_memory_per_rank > 0 ? max_memory_per_rank : available_memory_per_rank(world);
-  say(world, false,
-      "kembed " + method + " --dry-run: n = " + std::to_string(shape.n) + ", d = " +
-          std::to_string(shape.d) + ", k = " + std::to_string(shape.k) + ", solver " +
-          solver_name(shape.solver) + ", " + std::to_string(world.size()) + " ranks on a " +
-          std::to_string(shape.nprow) + "x" + std::to_string(shape.npcol) +
-          " grid, block size " + std::to_string(shape.block_size) +
-          "\nestimated memory of the busiest rank:\n" + plan.describe() +
-          "available per rank: " + human_bytes(available));
+  say(world, false, describe_plan("kembed " + method + " --dry-run", shape, world.size(), available));
 }
 
 void say(const Comm& comm, bool quiet, const std::string& message) {

@@ -14,7 +14,8 @@ Solver parse_solver(const std::string& name) {
   if (name == "evr") return Solver::evr;
   if (name == "krylov") return Solver::krylov;
   if (name == "elpa") return Solver::elpa;
-  throw Error("unknown solver '" + name + "' (expected evd, evr, krylov or elpa)");
+  if (name == "auto") return Solver::automatic;
+  throw Error("unknown solver '" + name + "' (expected auto, evd, evr, krylov or elpa)");
 }
 
 std::string solver_name(Solver solver) {
@@ -23,12 +24,24 @@ std::string solver_name(Solver solver) {
     case Solver::evr: return "evr";
     case Solver::krylov: return "krylov";
     case Solver::elpa: return "elpa";
+    case Solver::automatic: return "auto";
   }
   return "?";
 }
 
+Solver resolve_solver(Solver solver, std::int64_t n, int k, const KrylovSettings& krylov) {
+  if (solver != Solver::automatic) return solver;
+  // The benchmark (bench/solvers.sh, README) shows krylov far ahead of every
+  // dense solver while its basis is a small part of n; a dense solver's
+  // O(n^3) is cheap when n is small anyway.
+  const std::int64_t b = std::min<std::int64_t>(n, std::max(k, krylov_block_width(k, krylov)));
+  const std::int64_t basis = b * krylov_depth(static_cast<int>(b), krylov);
+  return 4 * basis <= n ? Solver::krylov : Solver::evd;
+}
+
 Eigenpairs top_eigenpairs(DistMatrix& a, int k, Solver solver, const KrylovSettings& krylov) {
   const std::int64_t n = a.rows();
+  solver = resolve_solver(solver, n, k, krylov);
   const int nb = a.row_dist().block_size();
   if (solver == Solver::krylov) {
     KrylovResult r = krylov_top_eigenpairs(a, k, krylov);

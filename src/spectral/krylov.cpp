@@ -40,13 +40,19 @@ class Basis {
   DistMatrix v_;
 };
 
+}  // namespace
+
 // Block width: a few more vectors than wanted, and at least 24 so that each
 // product with K is an efficient BLAS-3 call (measured on gaussian data,
 // n = 8000: b = 24, 8 blocks per cycle was fastest for k = 10; b = k + k/4,
 // 6 blocks for k = 50).
-int block_width(int k, const KrylovSettings& s) {
+int krylov_block_width(int k, const KrylovSettings& s) {
   return s.block > 0 ? s.block : std::max(k + std::max(4, k / 4), 24);
 }
+
+int krylov_depth(int b, const KrylovSettings& s) { return s.depth > 0 ? s.depth : (b <= 32 ? 8 : 6); }
+
+namespace {
 
 // Sum of small matrices over ranks, identical on every rank.
 void reduce(const Comm& comm, std::vector<double>& values) { comm.sum_in_place(values); }
@@ -61,9 +67,8 @@ class BlockKrylov {
         nb_(a.row_dist().block_size()),
         k_(k),
         settings_(s),
-        b_(static_cast<int>(std::min<std::int64_t>(n_, std::max(k, block_width(k, s))))),
-        q_(std::max<int>(2, std::min<std::int64_t>(s.depth > 0 ? s.depth : (b_ <= 32 ? 8 : 6),
-                                                   n_ / b_))),
+        b_(static_cast<int>(std::min<std::int64_t>(n_, std::max(k, krylov_block_width(k, s))))),
+        q_(std::max<int>(2, std::min<std::int64_t>(krylov_depth(b_, s), n_ / b_))),
         m_(static_cast<int>(std::min<std::int64_t>(std::int64_t{q_} * b_, n_))),
         v_(line_, n_, m_, nb_),
         av_(line_, n_, m_, nb_),

@@ -127,6 +127,7 @@ MdsResult fit_mds(io::MatrixFile& file, const BlacsGrid& grid, const MdsSettings
 
   timer.start("solve");
   Eigenpairs pairs = top_eigenpairs(b, k, settings.solver, settings.krylov);
+  result.solver_used = solver_name(pairs.used);
   result.eigenvalues = pairs.values;
   result.spectrum = pairs.spectrum;
   result.zero_threshold = static_cast<double>(n) * std::numeric_limits<double>::epsilon() *
@@ -176,7 +177,7 @@ MdsResult fit_mds(io::MatrixFile& file, const BlacsGrid& grid, const MdsSettings
   double_center(b);
   const auto norms = residual_norms(b, pairs.vectors, pairs.values);
   for (double r : norms) result.residuals.push_back(r / result.frobenius_norm);
-  reject_inaccurate_pairs(comm, result.residuals, solver_name(settings.solver));
+  reject_inaccurate_pairs(comm, result.residuals, result.solver_used);
   timer.stop();
   return result;
 }

@@ -43,7 +43,12 @@ MemoryPlan plan_memory(const ProblemShape& s) {
   plan.items.push_back({"process baseline", kBaseline});
   plan.items.push_back({"n x n matrix (local block)", local});
   if (s.d > 0) plan.items.push_back({"data panels", (np + nq) * s.d * kDouble});
-  switch (s.solver) {
+  if (s.data_rows > 0)
+    plan.items.push_back({"data matrix (local block)",
+                          double(BlockCyclic1D(s.data_rows, nb, 0, s.nprow).local_size()) *
+                              BlockCyclic1D(s.data_cols, nb, 0, s.npcol).local_size() * kDouble});
+  switch (resolve_solver(s.solver, s.n, s.k)) {
+    case Solver::automatic:  // resolved above
     case Solver::evd:
       // pdsyevd: Z, and LWORK >= max(1 + 6n + 2 np nq, ...) + 2n.
       plan.items.push_back({"eigenvectors (n x n)", local});
@@ -66,15 +71,16 @@ MemoryPlan plan_memory(const ProblemShape& s) {
       plan.items.push_back({"ELPA workspace", 2.5 * local});
       break;
     case Solver::krylov: {
-      const int b = std::max(s.k + std::max(4, s.k / 4), 24);
-      const int q = b <= 32 ? 8 : 6;
+      const int b = krylov_block_width(s.k, KrylovSettings{});
+      const int q = krylov_depth(b, KrylovSettings{});
       const double rows = std::ceil(n / (double(s.nprow) * s.npcol));
       plan.items.push_back({"krylov basis and products", 2 * rows * q * b * kDouble});
       plan.items.push_back({"krylov 2-D blocks", 2 * np * b * kDouble});
       break;
     }
   }
-  plan.items.push_back({"results gathered on rank 0", 3 * n * s.k * kDouble});
+  plan.items.push_back({"results gathered on rank 0",
+                        3 * std::max(n, double(s.data_rows)) * s.k * kDouble});
   return plan;
 }
 
@@ -126,16 +132,15 @@ double available_memory_per_rank(const Comm& world) {
   return -world.max(-share);
 }
 
-MemoryCheck check_memory(const ProblemShape& shape, double limit, const Comm& comm) {
+std::string memory_shortfall(const ProblemShape& shape, int ranks, double limit) {
   const MemoryPlan plan = plan_memory(shape);
-  if (limit <= 0) limit = available_memory_per_rank(comm);
   std::string error;
   if (plan.total() > limit) {
     error = "not enough memory: this run needs about " + human_bytes(plan.total()) +
-            " per rank (" + std::to_string(comm.size()) + " ranks), but " + human_bytes(limit) +
+            " per rank (" + std::to_string(ranks) + " ranks), but " + human_bytes(limit) +
             " is available per rank (--max-memory-per-rank)";
     ProblemShape bigger = shape;
-    for (int p = 2 * comm.size(); p <= (1 << 20); p *= 2) {
+    for (int p = 2 * ranks; p <= (1 << 20); p *= 2) {
       const auto grid = BlacsGrid::near_square(p);
       bigger.nprow = grid.first;
       bigger.npcol = grid.second;
@@ -146,13 +151,19 @@ MemoryCheck check_memory(const ProblemShape& shape, double limit, const Comm& co
     }
     ProblemShape krylov = shape;
     krylov.solver = Solver::krylov;
-    if (shape.solver != Solver::krylov && plan_memory(krylov).total() <= limit)
+    if (resolve_solver(shape.solver, shape.n, shape.k) != Solver::krylov &&
+        plan_memory(krylov).total() <= limit)
       error += "; --solver krylov would fit here (" + human_bytes(plan_memory(krylov).total()) +
                " per rank)";
     error += "\n" + plan.describe();
   }
-  agree(comm, error);
-  return {plan.total(), limit};
+  return error;
+}
+
+MemoryCheck check_memory(const ProblemShape& shape, double limit, const Comm& comm) {
+  if (limit <= 0) limit = available_memory_per_rank(comm);
+  agree(comm, memory_shortfall(shape, comm.size(), limit));
+  return {plan_memory(shape).total(), limit};
 }
 
 }  // namespace kembed

@@ -50,7 +50,7 @@ void check_settings(const io::MatrixFile& file, const PcaSettings& s, const Comm
     error = file.path() + ": PCA needs at least 2 samples, found " + std::to_string(n);
   else if (s.variance != 0 && !(s.variance > 0 && s.variance < 1))
     error = "--variance must be strictly between 0 and 1, got " + number(s.variance);
-  else if (s.variance > 0 && s.solver != Solver::evd)
+  else if (s.variance > 0 && s.solver != Solver::evd && s.solver != Solver::automatic)
     error = "--variance chooses k from the full spectrum, which --solver " + solver_name(s.solver) +
             " does not compute; use --solver evd (the default) or give "
             "--components";
@@ -109,6 +109,7 @@ struct Kept {
   std::vector<double> values;    // k explained variances, descending
   DistMatrix vectors;            // m x k
   std::vector<double> spectrum;  // all m, descending (when computed)
+  Solver used = Solver::evd;
 };
 
 // Top eigenpairs of `s` (possibly destroyed): k given, or chosen by
@@ -116,7 +117,8 @@ struct Kept {
 Kept solve(DistMatrix& s, const PcaSettings& settings, double total, int most) {
   if (settings.variance == 0) {
     Eigenpairs pairs = top_eigenpairs(s, settings.components, settings.solver, settings.krylov);
-    return {std::move(pairs.values), std::move(pairs.vectors), std::move(pairs.spectrum)};
+    return {std::move(pairs.values), std::move(pairs.vectors), std::move(pairs.spectrum),
+            pairs.used};
   }
   const std::int64_t m = s.rows();
   const int nb = s.row_dist().block_size();
@@ -124,7 +126,7 @@ Kept solve(DistMatrix& s, const PcaSettings& settings, double total, int most) {
   const auto ascending = scalapack::syevd(s, z);
   std::vector<double> spectrum(ascending.rbegin(), ascending.rend());
   const int k = select_by_variance(spectrum, total, settings.variance, most);
-  Kept kept{{}, DistMatrix(s.grid(), m, k, nb, nb), std::move(spectrum)};
+  Kept kept{{}, DistMatrix(s.grid(), m, k, nb, nb), std::move(spectrum), Solver::evd};
   for (int j = 0; j < k; ++j) {
     kept.values.push_back(kept.spectrum[j]);
     copy(z, 0, m - 1 - j, m, 1, kept.vectors, 0, j);
@@ -185,6 +187,25 @@ void standardize_columns(DistMatrix& x, const std::vector<double>& mean,
   }
 }
 
+PcaRoute resolve_route(PcaRoute route, std::int64_t n, std::int64_t d) {
+  if (route != PcaRoute::automatic) return route;
+  return n >= d ? PcaRoute::covariance : PcaRoute::gram;
+}
+
+ProblemShape pca_problem_shape(std::int64_t n, std::int64_t d, const PcaSettings& settings,
+                               int nprow, int npcol) {
+  const bool gram = resolve_route(settings.route, n, d) == PcaRoute::gram;
+  const std::int64_t m = gram ? n : d;
+  // --variance needs the full spectrum (evd) and may keep up to min(n, d).
+  const bool variance = settings.variance > 0;
+  const int k = variance ? static_cast<int>(std::min(n, d)) : settings.components;
+  ProblemShape shape{m, 0, k, nprow, npcol, settings.block_size,
+                     variance ? Solver::evd : settings.solver};
+  shape.data_rows = n;
+  shape.data_cols = d;
+  return shape;
+}
+
 PcaResult fit_pca(io::MatrixFile& file, const BlacsGrid& grid, const PcaSettings& settings,
                   PhaseTimer& timer) {
   const Comm& comm = grid.comm();
@@ -195,10 +216,13 @@ PcaResult fit_pca(io::MatrixFile& file, const BlacsGrid& grid, const PcaSettings
   const int most = static_cast<int>(std::min(n, d));
   result.n = n;
   result.d = d;
-  result.route = settings.route != PcaRoute::automatic ? settings.route
-                 : n >= d                              ? PcaRoute::covariance
-                                                       : PcaRoute::gram;
+  result.route = resolve_route(settings.route, n, d);
   const bool gram = result.route == PcaRoute::gram;
+  const MemoryCheck memory =
+      check_memory(pca_problem_shape(n, d, settings, grid.nprow(), grid.npcol()),
+                   settings.max_memory_per_rank, comm);
+  result.estimated_peak_bytes = memory.estimate;
+  result.memory_limit_bytes = memory.limit;
 
   timer.start("distribute");
   DistMatrix xc(grid, n, d, nb, nb);
@@ -224,6 +248,7 @@ PcaResult fit_pca(io::MatrixFile& file, const BlacsGrid& grid, const PcaSettings
 
   timer.start("solve");
   Kept pairs = solve(s, settings, result.total_variance, most);
+  result.solver_used = solver_name(pairs.used);
   const int k = static_cast<int>(pairs.values.size());
   result.k = k;
   result.explained_variance = pairs.values;
@@ -274,7 +299,7 @@ PcaResult fit_pca(io::MatrixFile& file, const BlacsGrid& grid, const PcaSettings
   form_scatter(xc, result.route, s);  // evd and evr overwrote it
   for (double r : residual_norms(s, pairs.vectors, pairs.values))
     result.residuals.push_back(s_norm > 0 ? r / s_norm : r);
-  reject_inaccurate_pairs(comm, result.residuals, solver_name(settings.solver));
+  reject_inaccurate_pairs(comm, result.residuals, result.solver_used);
 
   timer.start("project");
   const double n1 = static_cast<double>(n - 1);

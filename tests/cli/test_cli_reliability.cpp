@@ -86,12 +86,14 @@ TEST(Reliability, SigtermMidRunKeepsEarlierResultAndNextRunCleansUp) {
   const fs::path stale = dir / ".out.tmp-999999999";
   fs::create_directories(stale);
   write_file(stale / "embedding.csv", "partial");
-  // A larger problem under a background mpiexec, terminated mid-solve.
+  // A larger problem under a background mpiexec, terminated mid-solve
+  // (evd: seconds of solve at this size; auto would pick krylov, done at once).
   const Matrix big = noisy_circles(3500, 4);
   write_csv(dir / "big.csv", big, "x,y");
   std::string command = sh_quote(MPIEXEC) + " --oversubscribe --timeout 60 -np 2 " +
                         sh_quote(KEMBED_BINARY);
-  for (const auto& a : kpca_args(dir / "big.csv", out)) command += " " + sh_quote(a);
+  for (const auto& a : concat(kpca_args(dir / "big.csv", out), {"--solver", "evd"}))
+    command += " " + sh_quote(a);
   command += " >/dev/null 2>&1 & echo $! > " + sh_quote((dir / "pid").string());
   ASSERT_EQ(std::system(command.c_str()), 0);
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));
@@ -149,8 +151,8 @@ TEST(MemoryPlan, TooLittleMemoryIsAClearErrorBeforeAnyWork) {
   const fs::path dir = scratch_dir("memory_guard");
   for (int np : {1, 4}) {
     const RunResult r = run_kembed({"kpca", "--generate", "gaussian", "--rows", "3000", "--cols",
-                                    "16", "--max-memory-per-rank", "60M", "--output-dir",
-                                    (dir / "out").string()},
+                                    "16", "--solver", "evd", "--max-memory-per-rank", "60M",
+                                    "--output-dir", (dir / "out").string()},
                                    np);
     EXPECT_FALSE(r.timed_out()) << r.describe();
     EXPECT_TRUE(r.no_rank_succeeded()) << r.describe();
@@ -179,4 +181,86 @@ TEST(MemoryPlan, DryRunPrintsThePlanAndComputesNothing) {
   EXPECT_TRUE(contains(r.out, "1x2 grid")) << r.describe();
   EXPECT_TRUE(contains(r.out, "per rank")) << r.describe();
   EXPECT_FALSE(fs::exists(dir / "out"));
+}
+
+TEST(MemoryPlan, PcaHasTheGuardAndTheDryRun) {
+  const fs::path dir = scratch_dir("pca_memory");
+  const std::vector<std::string> gram = {"pca", "--generate", "gaussian", "--rows", "4000",
+                                         "--cols", "20", "--route", "gram", "--solver", "evd"};
+  for (int np : {1, 4}) {
+    const RunResult r = run_kembed(
+        concat(gram, {"--max-memory-per-rank", "60M", "--output-dir", (dir / "out").string()}), np);
+    EXPECT_FALSE(r.timed_out()) << r.describe();
+    EXPECT_TRUE(r.no_rank_succeeded()) << r.describe();
+    EXPECT_TRUE(contains(r.err, "kembed: error: not enough memory: this run needs about"))
+        << r.describe();
+    EXPECT_TRUE(contains(r.err, "data matrix (local block)")) << r.describe();
+    EXPECT_FALSE(fs::exists(dir / "out"));
+  }
+  RUN_OK(dry, concat(gram, {"--dry-run", "--output-dir", (dir / "out").string()}), 2);
+  // The 4000 x 4000 Gram matrix on a 1x2 grid: 4000 x 2016 local doubles per rank.
+  EXPECT_TRUE(contains(dry.out, "4000 x 4000 matrix from 4000 x 20 data")) << dry.describe();
+  EXPECT_TRUE(contains(dry.out, "n x n matrix (local block): 64.5 MB")) << dry.describe();
+  EXPECT_FALSE(fs::exists(dir / "out"));
+  // The estimate is what the fit records, within 25% of its measured peak.
+  RUN_OK(fit,
+         std::vector<std::string>({"pca", "--generate", "gaussian", "--rows", "2500", "--cols",
+                                   "20", "--route", "gram", "--solver", "evd", "--components",
+                                   "5", "--output-dir", (dir / "fit").string()}),
+         2);
+  const Json report = Json::parse(read_file(dir / "fit" / "run.json"));
+  const double estimate = report["memory_estimate_bytes_per_rank"].get<double>();
+  const double peak = report["peak_memory_bytes_per_rank_max"].get<double>();
+  EXPECT_NEAR(estimate / peak, 1.0, 0.25) << "estimate " << estimate << ", peak " << peak;
+}
+
+TEST(MemoryPlan, PlanCommandMatchesTheDryRunOfTheRealCommand) {
+  const fs::path dir = scratch_dir("plan");
+  // The plan for 2 ranks, computed by one process, is the dry run's plan on 2 ranks.
+  const RunResult plan = run_serial({"plan", "kpca", "--rows", "40000", "--cols", "64",
+                                     "--components", "10", "--ranks", "2", "--solver", "evd",
+                                     "--max-memory-per-rank", "100G"});
+  EXPECT_EQ(plan.status, 0) << plan.err;
+  RUN_OK(dry,
+         std::vector<std::string>({"kpca", "--generate", "gaussian", "--rows", "40000", "--cols",
+                                   "64", "--components", "10", "--solver", "evd", "--dry-run",
+                                   "--max-memory-per-rank", "100G", "--output-dir",
+                                   (dir / "out").string()}),
+         2);
+  auto body = [](const std::string& text) { return text.substr(text.find('\n')); };
+  EXPECT_EQ(body(plan.out), body(dry.out)) << plan.out << "\n---\n" << dry.out;
+  EXPECT_TRUE(contains(plan.out, "kembed plan kpca: 40000 x 40000 matrix")) << plan.out;
+  EXPECT_TRUE(contains(plan.out, "2 ranks on a 1x2 grid")) << plan.out;
+  EXPECT_TRUE(contains(plan.out, "(fits)")) << plan.out;
+
+  // Too little memory: the plan says so and what would fit (and exits 0).
+  const RunResult tight = run_serial({"plan", "kpca", "--rows", "40000", "--cols", "64",
+                                      "--ranks", "2", "--solver", "evd",
+                                      "--max-memory-per-rank", "12G"});
+  EXPECT_EQ(tight.status, 0) << tight.err;
+  EXPECT_TRUE(contains(tight.out, "not enough memory")) << tight.out;
+  EXPECT_TRUE(contains(tight.out, "8 ranks would fit")) << tight.out;
+  EXPECT_TRUE(contains(tight.out, "--solver krylov would fit")) << tight.out;
+
+  // auto on this shape is krylov; the shape can come from a file's header.
+  write_file(dir / "x.npy", npy_header(3000, 7) + raw_doubles(zeros(3000, 7)));
+  const RunResult from_file = run_serial({"plan", "pca", "--input", (dir / "x.npy").string(),
+                                          "--route", "gram", "--ranks", "4", "-k", "3"});
+  EXPECT_EQ(from_file.status, 0) << from_file.err;
+  EXPECT_TRUE(contains(from_file.out, "3000 x 3000 matrix from 3000 x 7 data")) << from_file.out;
+  EXPECT_TRUE(contains(from_file.out, "solver auto (krylov), 4 ranks on a 2x2 grid"))
+      << from_file.out;
+  const RunResult mds = run_serial({"plan", "mds", "--rows", "5000", "--ranks", "3"});
+  EXPECT_TRUE(contains(mds.out, "5000 x 5000 matrix, k = 2")) << mds.out;
+
+  for (const auto& bad : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"plan", "svd", "--rows", "10"}, "unknown method 'svd'"},
+           {{"plan", "kpca"}, "give --rows N"},
+           {{"plan", "kpca", "--rows", "10", "--ranks", "4", "--grid", "3x1"},
+            "does not match 4 ranks"},
+           {{"plan", "pca", "--rows", "10"}, "pca needs --cols"}}) {
+    const RunResult r = run_serial(bad.first);
+    EXPECT_NE(r.status, 0);
+    EXPECT_TRUE(contains(r.err, bad.second)) << r.err;
+  }
 }

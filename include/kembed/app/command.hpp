@@ -16,6 +16,8 @@ struct Command {
   boost::program_options::options_description (*options)();
   /// Collective: runs the command. Throws agreed Errors.
   void (*run)(const boost::program_options::variables_map& vm, const Comm& world);
+  /// The option that a bare word after the command sets (`kembed plan kpca`), or null.
+  const char* positional = nullptr;
 };
 
 /// Every command, in the order `kembed --help` lists them.

@@ -60,7 +60,7 @@ struct LayoutOptions {
 /// --components, --solver (and the layout): how to decompose.
 struct SolveOptions {
   int components = 2;
-  Solver solver = Solver::evd;
+  Solver solver = Solver::automatic;
   KrylovSettings krylov;  ///< --tol, --seed
   double max_memory_per_rank = 0;  ///< --max-memory-per-rank (0: node's available / its ranks)
   bool dry_run = false;            ///< --dry-run: print the memory plan and grid, compute nothing

@@ -25,6 +25,12 @@ struct KrylovResult {
   bool converged = false;
 };
 
+/// Block width b for k wanted pairs: the setting, or max(k + max(4, k/4), 24).
+int krylov_block_width(int k, const KrylovSettings& settings);
+/// Blocks per restart cycle q for block width b: the setting, or 8 if
+/// b <= 32, else 6 (the basis holds q b columns).
+int krylov_depth(int b, const KrylovSettings& settings);
+
 /// Collective: the k algebraically largest eigenpairs of the symmetric `a`
 /// (not modified), by block Krylov subspaces with Rayleigh-Ritz and thick
 /// restart on the b best Ritz vectors. Work per cycle: q - 1 products of `a`

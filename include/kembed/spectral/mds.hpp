@@ -35,6 +35,7 @@ struct MdsResult {
   bool ratio_of_trace = false;          ///< true when the ratios are taken to trace(B)
   std::vector<double> spectrum;         ///< all n eigenvalues of B, descending (evd only)
   std::vector<double> residuals;        ///< ||B v - lambda v|| / ||B||_F per pair
+  std::string solver_used;              ///< the solver that ran (auto resolved, fallbacks)
   double trace = 0;                     ///< trace(B) = sum of all eigenvalues
   MemoryCheck memory;                   ///< estimated peak per rank and its limit
   double frobenius_norm = 0;            ///< ||B||_F

@@ -10,13 +10,17 @@ namespace kembed {
 
 class Comm;
 
-/// The shape of an n x n decomposition (kernel PCA, MDS) on a P x Q grid.
+/// The shape of an n x n decomposition (kernel PCA, MDS, PCA's covariance or
+/// Gram matrix) on a P x Q grid.
 struct ProblemShape {
-  std::int64_t n = 0;  ///< samples
+  std::int64_t n = 0;  ///< order of the decomposed matrix
   std::int64_t d = 0;  ///< features read into panels (0: the input is the n x n matrix)
   int k = 2;
   int nprow = 1, npcol = 1, block_size = 64;
   Solver solver = Solver::evd;
+  /// PCA: the data matrix held block-cyclically during the whole fit
+  /// (samples x features; 0 x 0 for kernel PCA and MDS).
+  std::int64_t data_rows = 0, data_cols = 0;
 };
 
 /// Estimated peak bytes of the busiest rank (process (0, 0) holds the largest
@@ -40,6 +44,11 @@ double parse_bytes(const std::string& text);
 struct MemoryCheck {
   double estimate = 0, limit = 0;
 };
+
+/// Empty if `shape` fits in `limit` bytes per rank with `ranks` ranks;
+/// otherwise how much is needed and available, how many ranks (the next
+/// power-of-two multiple) or which solver would fit, and the plan.
+std::string memory_shortfall(const ProblemShape& shape, int ranks, double limit);
 
 /// Collective: an agreed error, before anything large is allocated, if
 /// `shape` needs more than `limit` bytes per rank (0: the node's available

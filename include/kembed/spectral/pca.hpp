@@ -19,6 +19,7 @@
 #include "kembed/linalg/blacs_grid.hpp"
 #include "kembed/linalg/dist_matrix.hpp"
 #include "kembed/spectral/eigensolver.hpp"
+#include "kembed/spectral/memory_plan.hpp"
 
 namespace kembed {
 
@@ -46,7 +47,17 @@ struct PcaSettings {
   Solver solver = Solver::evd;
   int block_size = 64;
   KrylovSettings krylov;  ///< used by Solver::krylov
+  double max_memory_per_rank = 0;  ///< bytes; 0: the node's available memory / its ranks
 };
+
+/// The route `settings.route` stands for on n x d data (automatic:
+/// covariance when n >= d, else Gram).
+PcaRoute resolve_route(PcaRoute route, std::int64_t n, std::int64_t d);
+
+/// What a PCA of n x d data decomposes, for the memory plan: the d x d
+/// covariance or n x n Gram matrix, with the n x d data held alongside.
+ProblemShape pca_problem_shape(std::int64_t n, std::int64_t d, const PcaSettings& settings,
+                               int nprow, int npcol);
 
 /// What a PCA fit produced; the same on every rank except the rank-0 arrays.
 struct PcaResult {
@@ -62,6 +73,9 @@ struct PcaResult {
   double total_variance = 0;               ///< trace of the covariance (sum of column variances)
   double noise_variance = 0;               ///< mean of the d - k discarded covariance eigenvalues
   std::vector<double> residuals;           ///< ||S v - lambda v|| / ||S||_F per pair, S solved
+  std::string solver_used;                 ///< the solver that ran (auto resolved, fallbacks)
+  double estimated_peak_bytes = 0;         ///< plan_memory's estimate for the busiest rank
+  double memory_limit_bytes = 0;           ///< what it was checked against
   std::vector<double> embedding;           ///< rank 0 only: n x k row-major (whitened if asked)
   std::vector<double> components;          ///< rank 0 only: d x k row-major principal axes
 };

@@ -1,0 +1,99 @@
+#include "kembed/app/plan_command.hpp"
+
+#include "kembed/app/options.hpp"
+#include "kembed/app/run_report.hpp"
+#include "kembed/core/error.hpp"
+#include "kembed/spectral/memory_plan.hpp"
+#include "kembed/spectral/pca.hpp"
+
+namespace kembed::app {
+
+po::options_description plan_options() {
+  po::options_description d("plan");
+  d.add_options()
+      ("method", po::value<std::string>(), "kpca, pca or mds (or the word after 'plan')")
+      ("rows", po::value<std::int64_t>(), "samples n")
+      ("cols", po::value<std::int64_t>(),
+       "features d; leave out for an n x n input (precomputed kernel, distance matrix)")
+      ("input,i", po::value<std::string>(),
+       "instead of --rows/--cols: the shape of this file (.npy header, .bin with --rows/--cols, "
+       "text scanned)")
+      ("distances", po::value<std::string>(), "mds: the shape of this distance matrix file")
+      ("kernel", po::value<std::string>()->default_value("rbf"),
+       "kpca: precomputed means the input is the n x n kernel")
+      ("components,k", po::value<int>()->default_value(2), "number of components K")
+      ("solver", po::value<std::string>()->default_value("auto"), "auto, evd, evr, krylov or elpa")
+      ("route", po::value<std::string>()->default_value("auto"), "pca: auto, covariance or gram")
+      ("variance", po::value<double>()->default_value(0.0), "pca: --variance F (plans for evd)")
+      ("ranks", po::value<int>(), "plan for this many ranks (default: the ranks of this run)")
+      ("max-memory-per-rank", po::value<std::string>(),
+       "memory one rank may use (default: this node's available memory / --ranks)");
+  d.add(LayoutOptions::description());
+  return d;
+}
+
+void run_plan(const po::variables_map& vm, const Comm& world) {
+  if (!vm.count("method")) throw Error("missing the method: kembed plan kpca|pca|mds ...");
+  const std::string method = vm["method"].as<std::string>();
+  if (method != "kpca" && method != "pca" && method != "mds")
+    throw Error("kembed plan: unknown method '" + method + "' (expected kpca, pca or mds)");
+  const int ranks = vm.count("ranks") ? vm["ranks"].as<int>() : world.size();
+  if (ranks < 1) throw Error("--ranks must be at least 1");
+  const LayoutOptions layout(vm);
+  if (layout.block_size < 1) throw Error("--block-size must be at least 1");
+  std::pair<int, int> grid = BlacsGrid::near_square(ranks);
+  if (layout.grid) {
+    if (layout.grid->nprow * layout.grid->npcol != ranks)
+      throw Error("--grid " + std::to_string(layout.grid->nprow) + "x" +
+                  std::to_string(layout.grid->npcol) + " does not match " +
+                  std::to_string(ranks) + " ranks");
+    grid = {layout.grid->nprow, layout.grid->npcol};
+  }
+
+  // The shape: from a file's header, or as given.
+  std::int64_t n = 0, d = 0;
+  const std::string path = vm.count("input")       ? vm["input"].as<std::string>()
+                           : vm.count("distances") ? vm["distances"].as<std::string>()
+                                                   : std::string();
+  io::FileHints hints;
+  if (vm.count("rows")) hints.rows = vm["rows"].as<std::int64_t>();
+  if (vm.count("cols")) hints.cols = vm["cols"].as<std::int64_t>();
+  if (!path.empty()) {
+    const auto file = io::open_matrix_file(world, path, hints);
+    n = file->rows();
+    d = file->cols();
+  } else {
+    if (hints.rows < 1) throw Error("give --rows N (and --cols D) or --input FILE");
+    n = hints.rows;
+    d = std::max<std::int64_t>(0, hints.cols);
+  }
+  const bool square = vm.count("distances") || vm["kernel"].as<std::string>() == "precomputed" ||
+                      (path.empty() && !vm.count("cols"));
+  if (square && method != "pca") {
+    if (!path.empty() && n != d)
+      throw Error(path + ": an n x n input must be square, found " + std::to_string(n) + " x " +
+                  std::to_string(d));
+    d = 0;
+  }
+
+  const int k = vm["components"].as<int>();
+  if (k < 1) throw Error("--components must be at least 1");
+  const Solver solver = parse_solver(vm["solver"].as<std::string>());
+  ProblemShape shape{n, d, k, grid.first, grid.second, layout.block_size, solver};
+  if (method == "pca") {
+    if (d < 1) throw Error("pca needs --cols D (or an --input file)");
+    PcaSettings settings;
+    settings.components = k;
+    settings.variance = vm["variance"].as<double>();
+    settings.route = parse_pca_route(vm["route"].as<std::string>());
+    settings.solver = solver;
+    settings.block_size = layout.block_size;
+    shape = pca_problem_shape(n, d, settings, grid.first, grid.second);
+  }
+  const double available = vm.count("max-memory-per-rank")
+                               ? parse_bytes(vm["max-memory-per-rank"].as<std::string>())
+                               : available_memory_per_rank(world) * world.size() / ranks;
+  say(world, false, describe_plan("kembed plan " + method, shape, ranks, available));
+}
+
+}  // namespace kembed::app
