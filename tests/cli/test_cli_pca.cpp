@@ -272,6 +272,16 @@ TEST(PcaCli, BadInputFailsCleanlyOnEveryRank) {
   Matrix constant = x;
   for (std::size_t i = 0; i < constant.rows; ++i) constant(i, 1) = 0.3;
   write_csv(dir / "constant.csv", constant, "a,b,c");
+  // The input failures every method shares, here through pca.
+  write_file(dir / "ragged.csv", "a,b\n1,2\n3\n");
+  write_file(dir / "nonnum.csv", "1,2\n3,x4\n");
+  write_file(dir / "inf.csv", "1,2\n3,inf\n");
+  write_file(dir / "empty.csv", "");
+  write_file(dir / "header.csv", "a,b,c\n");
+  write_file(dir / "one.csv", "1,2,3\n");
+  write_file(dir / "trunc.npy", (npy_header(10, 2) + raw_doubles(zeros(10, 2))).substr(0, 200));
+  write_file(dir / "size.bin", raw_doubles(zeros(10, 2)));
+  write_file(dir / "regular_file", "not a directory\n");
   struct Case {
     std::vector<std::string> args;
     std::string expected;
@@ -290,11 +300,28 @@ TEST(PcaCli, BadInputFailsCleanlyOnEveryRank) {
        "--variance must be strictly between 0 and 1"},
       {{"pca", "--input", data, "--components", "4"}, "must be between 1 and min(n, d) = 3"},
       {{"pca", "--input", data, "--route", "sideways"}, "unknown --route 'sideways'"},
+      {{"pca", "--input", (dir / "ragged.csv").string()}, "ragged.csv:3: expected 2 values, found 1"},
+      {{"pca", "--input", (dir / "nonnum.csv").string()}, "nonnum.csv:2: column 2: not a number: 'x4'"},
+      {{"pca", "--input", (dir / "inf.csv").string()}, "inf.csv:2: column 2: non-finite value 'inf'"},
+      {{"pca", "--input", (dir / "empty.csv").string()}, "empty.csv: no data rows"},
+      {{"pca", "--input", (dir / "header.csv").string()}, "header.csv: header line but no data rows"},
+      {{"pca", "--input", (dir / "one.csv").string()}, "PCA needs at least 2 samples, found 1"},
+      {{"pca", "--input", (dir / "missing.csv").string()}, "cannot open '" + (dir / "missing.csv").string()},
+      {{"pca", "--input", (dir / "trunc.npy").string()}, "trunc.npy: .npy file has 200 bytes"},
+      {{"pca", "--input", (dir / "size.bin").string(), "--rows", "10", "--cols", "3"},
+       "size.bin: .bin file has 160 bytes, but --rows 10 --cols 3 needs 240 bytes"},
+      {{"pca", "--input", data, "--block-size", "0"}, "--block-size must be at least 1"},
+      {{"pca", "--input", data, "--grid", "3x3"}, "process grid 3x3 does not match"},
+      {{"pca", "--input", data, "--output-dir", (dir / "regular_file").string()},
+       "exists and is not a directory"},
   };
-  for (int np : {1, 3})
+  for (int np : {1, 4})
     for (const auto& c : cases) {
       const fs::path out = dir / "out";
-      const RunResult r = run_kembed(concat(c.args, {"--output-dir", out.string()}), np);
+      const bool has_output =
+          std::find(c.args.begin(), c.args.end(), "--output-dir") != c.args.end();
+      const RunResult r =
+          run_kembed(has_output ? c.args : concat(c.args, {"--output-dir", out.string()}), np);
       EXPECT_FALSE(r.timed_out()) << r.describe();
       EXPECT_TRUE(r.no_rank_succeeded()) << r.describe();
       EXPECT_TRUE(contains(r.err, "kembed: error:")) << r.describe();
