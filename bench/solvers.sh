@@ -7,7 +7,7 @@
 # two threads (kembed ranks use one thread each).
 #
 #   bench/solvers.sh [--sizes "2000 4000"] [--ks "10 50"] [--ranks "1 2"]
-#                    [--solvers "evd evr krylov elpa"] [--evd-max N] [--sklearn-max N]
+#                    [--solvers "auto evd evr krylov elpa"] [--evd-max N] [--sklearn-max N]
 #                    [--out DIR]
 #
 # evd and evr compute through an O(n^3) tridiagonal reduction; --evd-max skips
@@ -15,7 +15,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 kembed=${KEMBED:-$root/build/kembed}
-sizes="2000 4000 8000 16000"; ks="10 50"; ranks="1 2"; solvers="evd evr krylov elpa"
+sizes="2000 4000 8000 16000"; ks="10 50"; ranks="1 2"; solvers="auto evd evr krylov elpa"
 evd_max=8000; sklearn_max=16000; out=$root/results/bench
 while [ $# -gt 0 ]; do
   case $1 in
