@@ -223,16 +223,8 @@ void run_kpca(const po::variables_map& vm, const Comm& world) {
 Projection project_kpca(const io::Model& model, io::MatrixFile& points, const BlacsGrid& grid,
                         int block_size) {
   const Comm& comm = grid.comm();
-  const Json& m = model.manifest();
-  KpcaProjection p;
-  collectively(comm, [&] {
-    p.kernel = kernel_from_report(m.at("kernel"));
-    p.n = m.at("n").get<std::int64_t>();
-    p.d = m.at("d").get<std::int64_t>();
-    p.k = m.at("k").get<int>();
-    p.grand_mean = m.at("kernel_grand_mean").get<double>();
-  });
-  p.col_means = model.small(comm, "kernel_col_means", 1, p.n).values;
+  KpcaModelStats s = kpca_model_stats(model, comm);
+  const KpcaProjection p{s.kernel, s.n, s.d, s.k, std::move(s.col_means), s.grand_mean};
   auto coefficients = model.large(comm, "coefficients");
   std::unique_ptr<io::MatrixFile> training;
   if (p.kernel.type != KernelType::precomputed) training = model.large(comm, "X");

@@ -113,6 +113,20 @@ double distance2(const double* a, const double* b, int d) {
   return s;
 }
 
+// The fixed-point iteration from `start` until a step moves at most
+// tol * max(1, ||y||), kembed's documented stopping rule.
+std::vector<double> serial_fixed_point(const Fit& f, const std::vector<double>& g,
+                                       const double* start, double tol, int max_iter) {
+  std::vector<double> y(start, start + f.d), zero(f.d, 0.0);
+  for (int it = 0; it < max_iter; ++it) {
+    const auto next = serial_step(f, g, y.data());
+    const double change = std::sqrt(distance2(next.data(), y.data(), f.d));
+    y = next;
+    if (change <= tol * std::max(1.0, std::sqrt(distance2(y.data(), zero.data(), f.d)))) break;
+  }
+  return y;
+}
+
 std::string where(int p, int q, int nb) {
   return "grid " + std::to_string(p) + "x" + std::to_string(q) + " nb " + std::to_string(nb);
 }
@@ -227,14 +241,7 @@ TEST(Preimage, RbfNearestAndFixedPointAgainstTheExplicitFormula) {
     std::vector<double> dist(n);
     for (int i = 0; i < n; ++i) dist[i] = serial_distance(f, kmat, g, &x[i * d]);
     best[s] = static_cast<int>(std::min_element(dist.begin(), dist.end()) - dist.begin());
-    std::vector<double> yv(&x[best[s] * d], &x[best[s] * d] + d);
-    for (int it = 0; it < 5000; ++it) {
-      const auto next = serial_step(f, g, yv.data());
-      const double change = std::sqrt(distance2(next.data(), yv.data(), d));
-      yv = next;
-      if (change <= 1e-13) break;
-    }
-    fixed_point[s] = yv;
+    fixed_point[s] = serial_fixed_point(f, g, &x[best[s] * d], 1e-13, 5000);
   }
 
   FixedPointSettings settings;
@@ -338,15 +345,8 @@ TEST(Preimage, FixedPointDenoisesNoisyCircles) {
       const double dist = serial_distance(f, kmat, g, &train[i * d]);
       if (dist < best_distance) best = i, best_distance = dist;
     }
-    std::vector<double> yv(&train[best * d], &train[best * d] + d);
-    for (int it = 0; it < 500; ++it) {
-      const auto next = serial_step(f, g, yv.data());
-      const double change = std::sqrt(distance2(next.data(), yv.data(), d));
-      yv = next;
-      if (change <= 1e-8 * std::max(1.0, std::sqrt(distance2(yv.data(), std::vector<double>(d).data(), d))))
-        break;
-    }
-    std::copy(yv.begin(), yv.end(), &expected[s * d]);
+    const auto y = serial_fixed_point(f, g, &train[best * d], 1e-8, 500);
+    std::copy(y.begin(), y.end(), &expected[s * d]);
   }
 
   for (auto [p, q] : grid_shapes(world.size())) {
