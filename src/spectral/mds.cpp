@@ -170,11 +170,13 @@ MdsResult fit_mds(io::MatrixFile& file, const BlacsGrid& grid, const MdsSettings
     }
   }
 
-  // The solver overwrote B: rebuild it in place rather than keep a second
-  // n x n matrix, then check the eigenpairs against it.
+  // evd, evr and elpa overwrote B: rebuild it in place rather than keep a
+  // second n x n matrix (krylov kept it), then check the eigenpairs against it.
   timer.start("residual");
-  build_distances(file, settings, b, nullptr, nullptr);
-  double_center(b);
+  if (!pairs.input_preserved) {
+    build_distances(file, settings, b, nullptr, nullptr);
+    double_center(b);
+  }
   const auto norms = residual_norms(b, pairs.vectors, pairs.values);
   for (double r : norms) result.residuals.push_back(r / result.frobenius_norm);
   reject_inaccurate_pairs(comm, result.residuals, result.solver_used);
