@@ -103,7 +103,7 @@ po::options_description SolveOptions::description() {
   d.add_options()
       ("components,k", po::value<int>()->default_value(2), "number of components K")
       ("solver", po::value<std::string>()->default_value("auto"),
-       "eigensolver: auto (krylov when its basis is at most n/4, else evd), evd (pdsyevd, all "
+       "eigensolver: auto (krylov when its basis is at most n/2, else evd), evd (pdsyevd, all "
        "eigenpairs), evr (pdsyevr, top K only), krylov (block Krylov, top K only) or elpa "
        "(ELPA 2-stage, top K only, if built)")
       ("tol", po::value<double>()->default_value(1e-10),

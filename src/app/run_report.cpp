@@ -47,7 +47,7 @@ std::string describe_plan(const std::string& title, const ProblemShape& shape, i
     text += " from points with d = " + std::to_string(shape.d);
   text += ", k = " + std::to_string(shape.k) + ", solver " + solver_name(shape.solver);
   if (shape.solver == Solver::automatic) text += " (" + solver_name(solver) + ")";
-  text += ", " + std::to_string(ranks) + " ranks on a " + std::to_string(shape.nprow) + "x" +
+  text += ", " + std::to_string(ranks) + (ranks == 1 ? " rank" : " ranks") + " on a " + std::to_string(shape.nprow) + "x" +
           std::to_string(shape.npcol) + " grid, block size " + std::to_string(shape.block_size) +
           "\nestimated memory of the busiest rank:\n" + plan_memory(shape).describe() +
           "available per rank: " + human_bytes(available);

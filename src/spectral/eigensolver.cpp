@@ -36,7 +36,7 @@ Solver resolve_solver(Solver solver, std::int64_t n, int k, const KrylovSettings
   // O(n^3) is cheap when n is small anyway.
   const std::int64_t b = std::min<std::int64_t>(n, std::max(k, krylov_block_width(k, krylov)));
   const std::int64_t basis = b * krylov_depth(static_cast<int>(b), krylov);
-  return 4 * basis <= n ? Solver::krylov : Solver::evd;
+  return 2 * basis <= n ? Solver::krylov : Solver::evd;
 }
 
 Eigenpairs top_eigenpairs(DistMatrix& a, int k, Solver solver, const KrylovSettings& krylov) {

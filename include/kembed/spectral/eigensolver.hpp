@@ -13,7 +13,7 @@ enum class Solver {
   evr,     ///< ScaLAPACK pdsyevr: only eigenpairs n-k+1..n
   krylov,  ///< restarted block Krylov (PBLAS products only): top k
   elpa,    ///< ELPA two-stage, nev = k (when built with ELPA)
-  automatic,  ///< "auto": krylov when its basis is small against n, else evd
+  automatic,  ///< "auto": krylov when its basis is at most n / 2, else evd
 };
 
 Solver parse_solver(const std::string& name);
@@ -21,7 +21,7 @@ std::string solver_name(Solver solver);
 
 /// The solver `auto` stands for on an n x n problem with k wanted pairs:
 /// krylov when its basis (q b columns, see krylov_block_width) is at most
-/// n / 4, otherwise evd. Other solvers are returned unchanged.
+/// n / 2, otherwise evd. Other solvers are returned unchanged.
 Solver resolve_solver(Solver solver, std::int64_t n, int k,
                       const KrylovSettings& krylov = KrylovSettings{});
 
