@@ -4,8 +4,26 @@
 #include <cmath>
 
 #include "kembed/kernel/local_blocks.hpp"
+#include "kembed/kernel/vector_exp.hpp"
 
 namespace kembed {
+
+namespace {
+
+// base^exponent by repeated squaring: at most 2 log2(exponent) products, each
+// rounded once, so within a few ulp of std::pow for the small degrees of
+// polynomial kernels, and several times faster.
+double integer_power(double base, int exponent) {
+  if (exponent < 0) return std::pow(base, exponent);
+  double result = 1;
+  for (; exponent > 0; exponent >>= 1) {
+    if (exponent & 1) result *= base;
+    base *= base;
+  }
+  return result;
+}
+
+}  // namespace
 
 std::vector<double> read_panel(io::MatrixFile& file, const BlockCyclic1D& dist) {
   return file.read_rows(dist.owned_ranges());
@@ -17,13 +35,8 @@ void assemble_kernel(const Kernel& kernel, const std::vector<double>& row_panel,
   const double gamma = kernel.gamma, coef0 = kernel.coef0;
   const int degree = kernel.degree;
   if (kernel.type == KernelType::laplacian) {
-    map_local(k, [&](double, int li, int lj) {
-      const double* x = &row_panel[std::size_t(li) * d];
-      const double* y = &col_panel[std::size_t(lj) * d];
-      double s = 0;
-      for (int t = 0; t < d; ++t) s += std::abs(x[t] - y[t]);
-      return std::exp(-gamma * s);
-    });
+    local_l1_distances(row_panel, col_panel, d, k);
+    map_local_exp(k, [&](double s, int, int) { return -gamma * s; });
     return;
   }
   local_gram(row_panel, col_panel, d, k);
@@ -31,7 +44,7 @@ void assemble_kernel(const Kernel& kernel, const std::vector<double>& row_panel,
     case KernelType::linear:
       break;
     case KernelType::poly:
-      map_local(k, [&](double g, int, int) { return std::pow(gamma * g + coef0, degree); });
+      map_local(k, [&](double g, int, int) { return integer_power(gamma * g + coef0, degree); });
       break;
     case KernelType::sigmoid:
       map_local(k, [&](double g, int, int) { return std::tanh(gamma * g + coef0); });
@@ -39,10 +52,11 @@ void assemble_kernel(const Kernel& kernel, const std::vector<double>& row_panel,
     case KernelType::rbf: {
       const auto xn = row_norms_squared(row_panel, k.local_rows(), d);
       const auto yn = row_norms_squared(col_panel, k.local_cols(), d);
-      map_local(k, [&](double g, int li, int lj) {
-        // ||x - y||^2 = ||x||^2 + ||y||^2 - 2 x.y, clamped at 0 against cancellation.
-        return std::exp(-gamma * std::max(0.0, xn[li] + yn[lj] - 2 * g));
-      });
+      // exp(-gamma max(0, ||x||^2 + ||y||^2 - 2 x.y)), the clamp against
+      // cancellation, a column at a time in SIMD lanes.
+      for (int lj = 0; lj < k.local_cols(); ++lj)
+        exp_neg_squared_distances(k.data() + std::size_t(lj) * k.ld(), xn.data(), yn[lj], gamma,
+                                  std::size_t(k.local_rows()));
       break;
     }
     case KernelType::cosine: {

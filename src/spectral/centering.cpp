@@ -11,6 +11,57 @@ std::vector<std::int64_t> globals(const BlockCyclic1D& dist) {
   return g;
 }
 
+// Both passes over the local block go kColumns columns at a time: a row's
+// running value (its sum, its mean) is loaded and stored once per group rather
+// than once per column, and the group's columns stream side by side. One
+// column at a time ran both passes at about half the memory bandwidth.
+constexpr int kColumns = 4;
+// Each column sum runs in kPartials interleaved partial sums: a single running
+// sum is a chain of dependent additions, slower than reading the column.
+constexpr int kPartials = 4;  // sum_columns adds them pairwise, as written for 4
+
+// Adds the C columns from lj on into row_sums (in column order, the rounding
+// of one column at a time) and stores their sums in column_sums[0..C).
+template <int C>
+void sum_columns(const DistMatrix& k, int lj, std::vector<double>& row_sums, double* column_sums) {
+  const int m = k.local_rows();
+  const double* column[C];
+  for (int q = 0; q < C; ++q) column[q] = k.data() + std::size_t(lj + q) * k.ld();
+  double partial[C][kPartials] = {};
+  int li = 0;
+  for (; li + kPartials <= m; li += kPartials)
+    for (int p = 0; p < kPartials; ++p) {
+      double row = row_sums[li + p];
+      for (int q = 0; q < C; ++q) {
+        partial[q][p] += column[q][li + p];
+        row += column[q][li + p];
+      }
+      row_sums[li + p] = row;
+    }
+  for (int q = 0; q < C; ++q) {
+    double sum = (partial[q][0] + partial[q][2]) + (partial[q][1] + partial[q][3]);
+    for (int i = li; i < m; ++i) sum += column[q][i];
+    column_sums[q] = sum;
+  }
+  for (; li < m; ++li) {
+    double row = row_sums[li];
+    for (int q = 0; q < C; ++q) row += column[q][li];
+    row_sums[li] = row;
+  }
+}
+
+// column q from lj on, entry li += shift[q] - row_means[li], for q < C.
+template <int C>
+void shift_columns(DistMatrix& k, int lj, const double* shift,
+                   const std::vector<double>& row_means) {
+  double* column[C];
+  for (int q = 0; q < C; ++q) column[q] = k.data() + std::size_t(lj + q) * k.ld();
+  for (int li = 0; li < k.local_rows(); ++li) {
+    const double row = row_means[li];
+    for (int q = 0; q < C; ++q) column[q][li] += shift[q] - row;
+  }
+}
+
 }  // namespace
 
 CenteringStats kernel_means(const DistMatrix& k) {
@@ -21,14 +72,16 @@ CenteringStats kernel_means(const DistMatrix& k) {
   const auto col_index = globals(k.col_dist());
   // Local row sums accumulate in local order, then scatter to global slots.
   std::vector<double> local_row_sums(k.local_rows(), 0.0);
-  for (int lj = 0; lj < k.local_cols(); ++lj) {
-    const double* column = k.data() + std::size_t(lj) * k.ld();
-    double column_sum = 0;
-    for (int li = 0; li < k.local_rows(); ++li) {
-      column_sum += column[li];
-      local_row_sums[li] += column[li];
-    }
-    stats.col_means[col_index[lj]] = column_sum;
+  const int n = k.local_cols();
+  double sums[kColumns];
+  int lj = 0;
+  for (; lj + kColumns <= n; lj += kColumns) {
+    sum_columns<kColumns>(k, lj, local_row_sums, sums);
+    for (int q = 0; q < kColumns; ++q) stats.col_means[col_index[lj + q]] = sums[q];
+  }
+  for (; lj < n; ++lj) {
+    sum_columns<1>(k, lj, local_row_sums, sums);
+    stats.col_means[col_index[lj]] = sums[0];
   }
   for (int li = 0; li < k.local_rows(); ++li) stats.row_means[row_index[li]] = local_row_sums[li];
   const Comm& comm = k.grid().comm();
@@ -50,10 +103,17 @@ CenteringStats center_kernel(DistMatrix& k) {
   const auto col_index = globals(k.col_dist());
   std::vector<double> local_row_means(k.local_rows());
   for (int li = 0; li < k.local_rows(); ++li) local_row_means[li] = stats.row_means[row_index[li]];
-  for (int lj = 0; lj < k.local_cols(); ++lj) {
-    const double shift = stats.grand_mean - stats.col_means[col_index[lj]];
-    double* column = k.data() + std::size_t(lj) * k.ld();
-    for (int li = 0; li < k.local_rows(); ++li) column[li] += shift - local_row_means[li];
+  const int n = k.local_cols();
+  double shift[kColumns];
+  int lj = 0;
+  for (; lj + kColumns <= n; lj += kColumns) {
+    for (int q = 0; q < kColumns; ++q)
+      shift[q] = stats.grand_mean - stats.col_means[col_index[lj + q]];
+    shift_columns<kColumns>(k, lj, shift, local_row_means);
+  }
+  for (; lj < n; ++lj) {
+    shift[0] = stats.grand_mean - stats.col_means[col_index[lj]];
+    shift_columns<1>(k, lj, shift, local_row_means);
   }
   return stats;
 }

@@ -3,6 +3,7 @@
 /// Gram product of two row panels and elementwise maps over a rank's block.
 #include <vector>
 
+#include "kembed/kernel/vector_exp.hpp"
 #include "kembed/linalg/dist_matrix.hpp"
 
 namespace kembed {
@@ -15,12 +16,31 @@ std::vector<double> row_norms_squared(const std::vector<double>& panel, int rows
 void local_gram(const std::vector<double>& row_panel, const std::vector<double>& col_panel, int d,
                 DistMatrix& out);
 
+/// out's local block <- the L1 distances ||x_i - y_j||_1 between the rows of
+/// the two row-major panels. No communication. Each sum runs over t = 0..d-1
+/// in order, as the pair-by-pair loop does, but many rows at a time.
+void local_l1_distances(const std::vector<double>& row_panel, const std::vector<double>& col_panel,
+                        int d, DistMatrix& out);
+
 /// out(li, lj) <- f(out(li, lj), li, lj) over this rank's local block.
 template <class F>
 void map_local(DistMatrix& out, F&& f) {
   for (int lj = 0; lj < out.local_cols(); ++lj) {
     double* column = out.data() + std::size_t(lj) * out.ld();
     for (int li = 0; li < out.local_rows(); ++li) column[li] = f(column[li], li, lj);
+  }
+}
+
+/// out(li, lj) <- exp(f(out(li, lj), li, lj)) over this rank's local block:
+/// f one column at a time, then exp_in_place on that column while it is still
+/// in cache.
+template <class F>
+void map_local_exp(DistMatrix& out, F&& f) {
+  const int m = out.local_rows();
+  for (int lj = 0; lj < out.local_cols(); ++lj) {
+    double* column = out.data() + std::size_t(lj) * out.ld();
+    for (int li = 0; li < m; ++li) column[li] = f(column[li], li, lj);
+    exp_in_place(column, std::size_t(m));
   }
 }
 
