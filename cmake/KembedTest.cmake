@@ -3,6 +3,23 @@
 # per rank count, <name>_np<N>, launched with mpiexec --oversubscribe.
 set(KEMBED_TEST_ENV
     "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OPENBLAS_NUM_THREADS=1;OMP_NUM_THREADS=1;OMPI_MCA_rmaps_base_oversubscribe=1")
+if(KEMBED_SANITIZE)
+  # Any finding ends the process with status 86, so a test expecting kembed's
+  # own exit status 1 cannot pass by accident. Leaks are checked; the
+  # suppressions cover only leaks inside MPI, hwloc, PMIx and ScaLAPACK, whose
+  # frames the default (frame-pointer) unwinder cannot see, hence
+  # fast_unwind_on_malloc=0.
+  list(APPEND KEMBED_TEST_ENV
+       "ASAN_OPTIONS=detect_leaks=1:fast_unwind_on_malloc=0:exitcode=86"
+       "LSAN_OPTIONS=suppressions=${PROJECT_SOURCE_DIR}/tests/sanitizers/lsan.supp:print_suppressions=0"
+       "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=86")
+endif()
+
+# Every executable of kembed_add_test, so that scripts/test --sanitize can
+# build just what `ctest -L mpi` runs.
+if(NOT TARGET kembed_mpi_tests)
+  add_custom_target(kembed_mpi_tests)
+endif()
 
 function(kembed_add_test name)
   cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;RANKS;LABELS" ${ARGN})
@@ -11,6 +28,7 @@ function(kembed_add_test name)
   endif()
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE kembed_test_main)
+  add_dependencies(kembed_mpi_tests ${name})
   foreach(np IN LISTS ARG_RANKS)
     # mpiexec's own --timeout ends every rank if a test hangs; CTest's is a backstop.
     math(EXPR mpi_timeout "${ARG_TIMEOUT} - 10")

@@ -12,6 +12,9 @@ KEMBED_PACKAGES=(build-essential cmake pkg-config openmpi-bin libopenmpi-dev
 # Only for tests and reports, not for building or running kembed: a local SLURM
 # cluster (tests/slurm) and the scaling plot of jobs/report.py.
 KEMBED_TEST_PACKAGES=(slurm-wlm munge python3-matplotlib)
+# Only for scripts/fuzz: clang, its libFuzzer and sanitizer runtimes, and
+# llvm-symbolizer (llvm-14) for readable stack traces in crash reports.
+KEMBED_FUZZ_PACKAGES=(clang libclang-rt-14-dev llvm-14)
 
 # Installs the packages that are not installed yet (idempotent; apt only when needed).
 kembed_install() {
@@ -27,9 +30,10 @@ kembed_install() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 }
 
+# Configures and builds $KEMBED_BUILD (everything, or only $KEMBED_BUILD_TARGET).
 kembed_build() {
   cmake -S "$KEMBED_ROOT" -B "$KEMBED_BUILD" -DCMAKE_BUILD_TYPE=Release "$@"
-  cmake --build "$KEMBED_BUILD" -j "$(nproc)"
+  cmake --build "$KEMBED_BUILD" -j "$(nproc)" ${KEMBED_BUILD_TARGET:+--target "$KEMBED_BUILD_TARGET"}
 }
 
 # Open MPI refuses to run as root without these; cluster users running as

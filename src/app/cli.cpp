@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "kembed/app/command.hpp"
+#include "kembed/app/config_file.hpp"
 #include "kembed/core/error.hpp"
 #include "kembed/core/version.hpp"
 #include "kembed/mpi/comm.hpp"
@@ -58,6 +59,7 @@ Request parse(int argc, char** argv) {
       "config", po::value<std::string>(), "INI file with the same keys (command line wins)");
   all.add(command.options()).add(general);
   try {
+    for (int i = 2; i < argc; ++i) reject_option_placeholders(argv[i], "command line");
     po::positional_options_description positional;
     if (command.positional) positional.add(command.positional, 1);
     po::store(
@@ -74,11 +76,7 @@ Request parse(int argc, char** argv) {
       const auto path = request.vm["config"].as<std::string>();
       std::ifstream in(path);
       if (!in) throw Error("cannot open config file '" + path + "'");
-      try {
-        po::store(po::parse_config_file(in, all, false), request.vm);
-      } catch (const po::error& e) {
-        throw Error(path + ": " + e.what());
-      }
+      parse_config(in, all, path, request.vm);
     }
     po::notify(request.vm);
   } catch (const po::error& e) {

@@ -129,20 +129,9 @@ Model Model::open(const Comm& comm, const std::string& dir) {
     std::stringstream buffer;
     buffer << in.rdbuf();
     text = buffer.str();
-    Json manifest;
-    try {
-      manifest = Json::parse(text);
-    } catch (const std::exception& e) {
-      throw Error(path + ": not a valid model manifest (" + e.what() + ")");
-    }
-    if (!manifest.is_object() || manifest.value("format", "") != kModelFormat)
-      throw Error(path + ": not a kembed model manifest");
-    if (manifest.value("format_version", 0) != kModelFormatVersion)
-      throw Error(path + ": unsupported model format version");
-    if (!manifest.contains("arrays") || !manifest["arrays"].is_object())
-      throw Error(path + ": manifest lists no arrays");
-    for (auto it = manifest["arrays"].begin(); it != manifest["arrays"].end(); ++it) {
-      const auto file = (fs::path(dir) / it.value().value("file", "")).string();
+    const Json manifest = parse_manifest(text, path);
+    for (const auto& entry : manifest.at("arrays")) {
+      const auto file = (fs::path(dir) / entry.at("file").get<std::string>()).string();
       struct stat st {};
       if (::stat(file.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
         throw Error("model '" + dir + "' is incomplete: missing " + file);

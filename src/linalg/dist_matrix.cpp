@@ -55,7 +55,7 @@ void DistMatrix::scatter_from_root(const std::vector<double>& full) {
               full[std::size_t(cd.to_global(lj)) * rows() + rd.to_global(li)];
       if (r == 0) {
         for (int lj = 0; lj < local_cols(); ++lj)
-          std::copy_n(&piece[std::size_t(lj) * local_rows()], local_rows(), &local(0, lj));
+          std::copy_n(piece.data() + std::size_t(lj) * local_rows(), local_rows(), &local(0, lj));
       } else {
         MPI_Send(piece.data(), static_cast<int>(piece.size()), MPI_DOUBLE, r, 0, comm.get());
       }
@@ -65,7 +65,7 @@ void DistMatrix::scatter_from_root(const std::vector<double>& full) {
     MPI_Recv(piece.data(), static_cast<int>(piece.size()), MPI_DOUBLE, 0, 0, comm.get(),
              MPI_STATUS_IGNORE);
     for (int lj = 0; lj < local_cols(); ++lj)
-      std::copy_n(&piece[std::size_t(lj) * local_rows()], local_rows(), &local(0, lj));
+      std::copy_n(piece.data() + std::size_t(lj) * local_rows(), local_rows(), &local(0, lj));
   }
 }
 
@@ -74,7 +74,8 @@ std::vector<double> DistMatrix::gather_to_root() const {
   const auto coords = grid_coordinates(*grid_);
   std::vector<double> piece(std::size_t(local_rows()) * local_cols());
   for (int lj = 0; lj < local_cols(); ++lj)
-    std::copy_n(data() + std::size_t(lj) * ld(), local_rows(), &piece[std::size_t(lj) * local_rows()]);
+    std::copy_n(data() + std::size_t(lj) * ld(), local_rows(),
+                piece.data() + std::size_t(lj) * local_rows());
   if (!comm.is_root()) {
     MPI_Send(piece.data(), static_cast<int>(piece.size()), MPI_DOUBLE, 0, 1, comm.get());
     return {};

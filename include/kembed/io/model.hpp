@@ -11,16 +11,11 @@
 #include <string>
 #include <vector>
 
+#include "kembed/io/manifest.hpp"
 #include "kembed/io/matrix_file.hpp"
 #include "kembed/mpi/comm.hpp"
 
 namespace kembed::io {
-
-using Json = nlohmann::ordered_json;
-
-/// Format identifier and version written into every manifest.
-inline constexpr const char* kModelFormat = "kembed-model";
-inline constexpr int kModelFormatVersion = 1;
 
 /// A dense row-major array held in memory.
 struct Array {
