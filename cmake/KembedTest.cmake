@@ -6,9 +6,8 @@ set(KEMBED_TEST_ENV
 if(KEMBED_SANITIZE)
   # Any finding ends the process with status 86, so a test expecting kembed's
   # own exit status 1 cannot pass by accident. Leaks are checked; the
-  # suppressions cover only leaks inside MPI, hwloc, PMIx and ScaLAPACK, whose
-  # frames the default (frame-pointer) unwinder cannot see, hence
-  # fast_unwind_on_malloc=0.
+  # suppressions cover only leaks inside Open MPI's libraries, whose frames the
+  # default (frame-pointer) unwinder cannot see, hence fast_unwind_on_malloc=0.
   list(APPEND KEMBED_TEST_ENV
        "ASAN_OPTIONS=detect_leaks=1:fast_unwind_on_malloc=0:exitcode=86"
        "LSAN_OPTIONS=suppressions=${PROJECT_SOURCE_DIR}/tests/sanitizers/lsan.supp:print_suppressions=0"
