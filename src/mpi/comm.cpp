@@ -1,5 +1,8 @@
 #include "kembed/mpi/comm.hpp"
 
+#include <algorithm>
+#include <climits>
+#include <cstdlib>
 #include <utility>
 
 namespace kembed {
@@ -38,6 +41,76 @@ Comm Comm::split(int color, int key) const {
   MPI_Comm out = MPI_COMM_NULL;
   MPI_Comm_split(comm_, color, key, &out);
   return Comm::adopt(out);
+}
+
+Comm Comm::dup() const {
+  MPI_Comm out = MPI_COMM_NULL;
+  MPI_Comm_dup(comm_, &out);
+  return Comm::adopt(out);
+}
+
+Comm Comm::split_shared() const {
+  MPI_Comm out = MPI_COMM_NULL;
+  MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, rank(), MPI_INFO_NULL, &out);
+  return Comm::adopt(out);
+}
+
+double Comm::wtime() { return MPI_Wtime(); }
+
+void Comm::abort_world(int code) {
+  MPI_Abort(MPI_COMM_WORLD, code);
+  std::abort();  // MPI_Abort does not return; this keeps [[noreturn]] honest.
+}
+
+std::string Comm::library_version() {
+  char text[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int len = 0;
+  MPI_Get_library_version(text, &len);
+  return std::string(text, static_cast<std::size_t>(std::max(0, len)));
+}
+
+double Comm::min(double v) const {
+  double r = 0;
+  MPI_Allreduce(&v, &r, 1, MPI_DOUBLE, MPI_MIN, comm_);
+  return r;
+}
+
+long long Comm::min(long long v) const {
+  long long r = 0;
+  MPI_Allreduce(&v, &r, 1, MPI_LONG_LONG, MPI_MIN, comm_);
+  return r;
+}
+
+void Comm::min_in_place(std::vector<double>& v) const {
+  if (!v.empty())
+    MPI_Allreduce(MPI_IN_PLACE, v.data(), static_cast<int>(v.size()), MPI_DOUBLE, MPI_MIN, comm_);
+}
+
+void Comm::max_in_place(std::vector<double>& v) const {
+  if (!v.empty())
+    MPI_Allreduce(MPI_IN_PLACE, v.data(), static_cast<int>(v.size()), MPI_DOUBLE, MPI_MAX, comm_);
+}
+
+void Comm::min_in_place(std::vector<long long>& v) const {
+  if (!v.empty())
+    MPI_Allreduce(MPI_IN_PLACE, v.data(), static_cast<int>(v.size()), MPI_LONG_LONG, MPI_MIN,
+                  comm_);
+}
+
+void Comm::minloc_in_place(std::vector<ValueIndex>& v) const {
+  static_assert(sizeof(ValueIndex) == sizeof(double) + sizeof(int) ||
+                    sizeof(ValueIndex) == 2 * sizeof(double),
+                "ValueIndex must match MPI_DOUBLE_INT");
+  if (!v.empty())
+    MPI_Allreduce(MPI_IN_PLACE, v.data(), static_cast<int>(v.size()), MPI_DOUBLE_INT, MPI_MINLOC,
+                  comm_);
+}
+
+void Comm::broadcast_bytes(void* data, std::size_t bytes, int root) const {
+  auto* p = static_cast<char*>(data);
+  constexpr std::size_t chunk = std::size_t{1} << 30;
+  for (std::size_t done = 0; done < bytes; done += chunk)
+    MPI_Bcast(p + done, static_cast<int>(std::min(chunk, bytes - done)), MPI_BYTE, root, comm_);
 }
 
 double Comm::max(double v) const {

@@ -2,7 +2,9 @@
 /// @file Communicator wrapper with explicit ownership.
 #include <mpi.h>
 
+#include <cstddef>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace kembed {
@@ -29,19 +31,59 @@ class Comm {
 
   /// Collective: MPI_Comm_split into an owned communicator.
   Comm split(int color, int key) const;
+  /// Collective: an owned duplicate (its own message space).
+  Comm dup() const;
+  /// Collective: the ranks that share this rank's node (owned).
+  Comm split_shared() const;
+
+  /// Seconds since an arbitrary point (MPI_Wtime).
+  static double wtime();
+  /// Ends the whole job with `code` (MPI_Abort on the world communicator).
+  [[noreturn]] static void abort_world(int code);
+  /// The MPI library's version string (MPI_Get_library_version).
+  static std::string library_version();
 
   // Small typed collectives used throughout kembed.
   double max(double v) const;
+  double min(double v) const;
   double sum(double v) const;
   long long max(long long v) const;
+  long long min(long long v) const;
   long long sum(long long v) const;
   /// In-place elementwise sum over all ranks; bitwise identical on every rank.
   void sum_in_place(std::vector<double>& v) const;
+  /// In-place elementwise minimum / maximum over all ranks (exact, so identical everywhere).
+  void min_in_place(std::vector<double>& v) const;
+  void max_in_place(std::vector<double>& v) const;
+  void min_in_place(std::vector<long long>& v) const;
+  /// A value and the index it belongs to (MPI_DOUBLE_INT).
+  struct ValueIndex {
+    double value;
+    int index;
+  };
+  /// In-place elementwise MINLOC: the smallest value, ties to the smallest index.
+  void minloc_in_place(std::vector<ValueIndex>& v) const;
   void barrier() const;
   /// Broadcasts a string from `root`.
   void broadcast(std::string& s, int root = 0) const;
+  /// Broadcasts `count` values of an arithmetic type from `root` into `data`.
+  template <class T>
+  void broadcast(T* data, std::size_t count, int root = 0) const {
+    static_assert(std::is_trivially_copyable_v<T>, "broadcast of plain values only");
+    broadcast_bytes(data, count * sizeof(T), root);
+  }
+  /// Broadcasts a vector from `root`; receivers are resized to its length.
+  template <class T>
+  void broadcast(std::vector<T>& v, int root = 0) const {
+    long long len = static_cast<long long>(v.size());
+    broadcast(&len, 1, root);
+    v.resize(static_cast<std::size_t>(len));
+    broadcast(v.data(), v.size(), root);
+  }
 
  private:
+  /// Broadcast of raw bytes in chunks that fit MPI's int counts.
+  void broadcast_bytes(void* data, std::size_t bytes, int root) const;
   Comm(MPI_Comm comm, bool owned) : comm_(comm), owned_(owned) {}
   MPI_Comm comm_ = MPI_COMM_NULL;
   bool owned_ = false;
