@@ -23,25 +23,42 @@ std::string cannot_open(const std::string& path, int err) {
 ReadOnlyFile::ReadOnlyFile(const std::string& path) : path_(path) {
   fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd_ < 0) throw Error(cannot_open(path, errno));
+  inspect();
+}
+
+ReadOnlyFile ReadOnlyFile::standard_input() {
+  ReadOnlyFile file;
+  file.path_ = "<stdin>";
+  // A duplicate, so closing it never closes the process's standard input.
+  file.fd_ = ::fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0);
+  if (file.fd_ < 0) throw Error(cannot_open(file.path_, errno));
+  file.inspect();
+  return file;
+}
+
+void ReadOnlyFile::inspect() {
   struct stat st {};
   if (::fstat(fd_, &st) != 0) {
     const int err = errno;
     ::close(std::exchange(fd_, -1));
-    throw Error(cannot_open(path, err));
+    throw Error(cannot_open(path_, err));
   }
   // open(2) succeeds on a directory; reading it would fail later with a
   // less helpful message, so refuse it here.
   if (S_ISDIR(st.st_mode)) {
     ::close(std::exchange(fd_, -1));
-    throw Error(cannot_open(path, EISDIR));
+    throw Error(cannot_open(path_, EISDIR));
   }
-  size_ = static_cast<std::int64_t>(st.st_size);
+  regular_ = S_ISREG(st.st_mode);
+  // A FIFO's or a device's st_size says nothing about what it will deliver.
+  size_ = regular_ ? static_cast<std::int64_t>(st.st_size) : 0;
 }
 
 ReadOnlyFile::ReadOnlyFile(ReadOnlyFile&& other) noexcept
     : path_(std::move(other.path_)),
       fd_(std::exchange(other.fd_, -1)),
-      size_(std::exchange(other.size_, 0)) {}
+      size_(std::exchange(other.size_, 0)),
+      regular_(std::exchange(other.regular_, false)) {}
 
 ReadOnlyFile& ReadOnlyFile::operator=(ReadOnlyFile&& other) noexcept {
   if (this != &other) {
@@ -49,6 +66,7 @@ ReadOnlyFile& ReadOnlyFile::operator=(ReadOnlyFile&& other) noexcept {
     path_ = std::move(other.path_);
     fd_ = std::exchange(other.fd_, -1);
     size_ = std::exchange(other.size_, 0);
+    regular_ = std::exchange(other.regular_, false);
   }
   return *this;
 }
@@ -73,9 +91,23 @@ void ReadOnlyFile::read_at(std::int64_t offset, void* out, std::int64_t count) c
 }
 
 std::string ReadOnlyFile::read_all() const {
-  std::string text(static_cast<std::size_t>(size_), '\0');
-  read_at(0, text.data(), size_);
-  return text;
+  // /proc and similar files are "regular" with size 0: read those as streams.
+  if (regular_ && size_ > 0) {
+    std::string text(static_cast<std::size_t>(size_), '\0');
+    read_at(0, text.data(), size_);
+    return text;
+  }
+  std::string text;
+  char buffer[1 << 16];
+  while (true) {
+    const ssize_t got = ::read(fd_, buffer, sizeof buffer);
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      throw Error("cannot read '" + path_ + "': " + std::strerror(errno));
+    }
+    if (got == 0) return text;
+    text.append(buffer, static_cast<std::size_t>(got));
+  }
 }
 
 bool host_is_little_endian() {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdio>
 #include <cstring>
 
 #include "io/mpi_datatype.hpp"
@@ -11,26 +12,29 @@
 
 namespace kembed::io {
 
-std::unique_ptr<TextMatrixFile> TextMatrixFile::open(const Comm& comm, const std::string& path) {
+std::unique_ptr<TextMatrixFile> TextMatrixFile::open(const Comm& comm, const std::string& path,
+                                                     const TextOptions& options) {
+  const std::string name = path == "-" ? standard_input_name() : path;
   ParsedText parsed;
   collectively(comm, [&] {
     if (!comm.is_root()) return;
-    parsed = parse_text_file(path);
+    parsed = parse_text_file(path, options);
     // The scatter sends whole rows as one MPI datatype of `cols` doubles.
     if (parsed.cols > INT_MAX)
-      throw Error(path + ": " + std::to_string(parsed.cols) + " columns is more than kembed supports");
+      throw Error(name + ": " + std::to_string(parsed.cols) + " columns is more than kembed supports");
   });
+  if (comm.is_root() && !parsed.note.empty()) {
+    std::fprintf(stderr, "kembed: note: %s: %s\n", name.c_str(), parsed.note.c_str());
+    std::fflush(stderr);
+  }
   long long shape[2] = {parsed.rows, parsed.cols};
-  MPI_Bcast(shape, 2, MPI_LONG_LONG, 0, comm.get());
-  MPI_Comm dup = MPI_COMM_NULL;
-  MPI_Comm_dup(comm.get(), &dup);
-  return std::unique_ptr<TextMatrixFile>(
-      new TextMatrixFile(Comm::adopt(dup), path, shape[0], shape[1], std::move(parsed.values)));
+  comm.broadcast(shape, 2);
+  return std::unique_ptr<TextMatrixFile>(new TextMatrixFile(comm.dup(), name, shape[0], shape[1], std::move(parsed)));
 }
 
 TextMatrixFile::TextMatrixFile(Comm comm, std::string path, std::int64_t rows, std::int64_t cols,
-                               std::vector<double> root_values)
-    : MatrixFile(std::move(path), rows, cols), comm_(std::move(comm)), root_values_(std::move(root_values)) {}
+                               ParsedText root_parsed)
+    : MatrixFile(std::move(path), rows, cols), comm_(std::move(comm)), root_parsed_(std::move(root_parsed)) {}
 
 std::vector<double> TextMatrixFile::read_rows(const std::vector<RowRange>& ranges) {
   const int p = comm_.size();
@@ -93,7 +97,7 @@ std::vector<double> TextMatrixFile::read_rows(const std::vector<RowRange>& range
     for (std::size_t k = 0; k < all_pairs.size(); k += 2) {
       const auto begin = static_cast<std::size_t>(all_pairs[k]);
       const auto end = static_cast<std::size_t>(all_pairs[k + 1]);
-      out = std::copy(root_values_.begin() + begin * row_len, root_values_.begin() + end * row_len, out);
+      out = std::copy(root_parsed_.values.begin() + begin * row_len, root_parsed_.values.begin() + end * row_len, out);
     }
   });
 

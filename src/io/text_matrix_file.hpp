@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "kembed/io/matrix_file.hpp"
+#include "kembed/io/text_parser.hpp"
 #include "kembed/mpi/comm.hpp"
 
 namespace kembed::io {
@@ -13,18 +14,24 @@ namespace kembed::io {
 /// read_rows() gathers the requests there and scatters the rows.
 class TextMatrixFile final : public MatrixFile {
  public:
-  /// Collective: rank 0 parses `path` with parse_text_file(); any error is
-  /// agreed and thrown on every rank; the shape is broadcast.
-  static std::unique_ptr<TextMatrixFile> open(const Comm& comm, const std::string& path);
+  /// Collective: rank 0 parses `path` ("-": standard input, then named
+  /// "<stdin>") with parse_text_file() under `options`; any error is agreed
+  /// and thrown on every rank; the shape is broadcast. A note from the parser
+  /// (an ambiguous first line, an index column) is printed by rank 0 on
+  /// stderr as "kembed: note: PATH: ...".
+  static std::unique_ptr<TextMatrixFile> open(const Comm& comm, const std::string& path,
+                                              const TextOptions& options = {});
 
   std::string format() const override { return "text"; }
   std::vector<double> read_rows(const std::vector<RowRange>& ranges) override;
+  std::vector<std::string> row_ids() const override { return root_parsed_.row_ids; }
+  std::vector<std::string> column_names() const override { return root_parsed_.column_names; }
 
  private:
-  TextMatrixFile(Comm comm, std::string path, std::int64_t rows, std::int64_t cols,
-                 std::vector<double> root_values);
+  TextMatrixFile(Comm comm, std::string path, std::int64_t rows, std::int64_t cols, ParsedText root_parsed);
   Comm comm_;  ///< private duplicate of the opening communicator
-  std::vector<double> root_values_;  ///< whole matrix on rank 0, empty elsewhere
+  /// Everything parsed (values, ids, names) on rank 0; empty elsewhere.
+  ParsedText root_parsed_;
 };
 
 }  // namespace kembed::io

@@ -1,4 +1,7 @@
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdio>
@@ -7,6 +10,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "kembed/core/error.hpp"
@@ -18,6 +22,7 @@ using kembed::Comm;
 using kembed::io::FileHints;
 using kembed::io::open_matrix_file;
 using kembed::io::RowRange;
+using kembed::io::TextOptions;
 using kembed::test::all_ranks;
 
 namespace {
@@ -59,6 +64,27 @@ std::string npy_bytes(const std::string& descr, std::int64_t rows, std::int64_t 
   out += static_cast<char>(dict.size() & 0xff);
   out += static_cast<char>(dict.size() >> 8);
   return out + dict + data;
+}
+
+/// The matrix as pandas' DataFrame(a).to_csv() writes it (index=True) or,
+/// with `r`, as R's write.csv(as.data.frame(a)) does; `quote_all` quotes
+/// every number too (csv.QUOTE_ALL).
+std::string styled_csv_text(const std::vector<double>& a, bool r, bool quote_all) {
+  const std::string q = quote_all ? "\"" : "";
+  std::string out = r ? "\"\"" : "";
+  for (std::int64_t j = 0; j < n_cols; ++j)
+    out += "," + (r ? "\"V" + std::to_string(j + 1) + "\"" : q + std::to_string(j) + q);
+  out += "\n";
+  char cell[64];
+  for (std::int64_t i = 0; i < n_rows; ++i) {
+    out += r ? "\"" + std::to_string(i + 1) + "\"" : std::to_string(i);
+    for (std::int64_t j = 0; j < n_cols; ++j) {
+      std::snprintf(cell, sizeof cell, "%.17g", a[static_cast<std::size_t>(i * n_cols + j)]);
+      out += "," + q + cell + q;
+    }
+    out += "\n";
+  }
+  return out;
 }
 
 std::string csv_text(const std::vector<double>& a, bool header) {
@@ -264,4 +290,94 @@ TEST_F(MatrixFileTest, BadRangeOnOneRankIsAgreed) {
   const std::vector<RowRange> ranges = last ? std::vector<RowRange>{{30, 38}} : std::vector<RowRange>{{0, 1}};
   const std::string message = error_of([&] { file->read_rows(ranges); });
   EXPECT_TRUE(same_error_everywhere(comm_, message, path + ": requested rows [30, 38) are outside"));
+}
+
+TEST_F(MatrixFileTest, PandasAndRTextGiveTheSameRows) {
+  struct Case {
+    std::string path;
+    TextOptions options;
+    std::vector<std::string> names;
+    std::vector<std::string> ids;
+  };
+  std::vector<std::string> labels, r_names, r_ids;
+  for (std::int64_t j = 0; j < n_cols; ++j) {
+    labels.push_back(std::to_string(j));
+    r_names.push_back("V" + std::to_string(j + 1));
+  }
+  for (std::int64_t i = 0; i < n_rows; ++i) r_ids.push_back(std::to_string(i + 1));
+  // pandas without the index: the labels alone on the first line.
+  std::string unnamed = styled_csv_text(a_, false, false);
+  unnamed = unnamed.substr(1);  // drop the index's empty header cell ...
+  std::string no_index;
+  for (std::size_t pos = 0; pos < unnamed.size();) {  // ... and each row's index cell
+    std::size_t end = unnamed.find('\n', pos);
+    std::string line = unnamed.substr(pos, end - pos);
+    if (pos > 0) line = line.substr(line.find(',') + 1);
+    no_index += line + "\n";
+    pos = end + 1;
+  }
+  const TextOptions plain;
+  TextOptions first_as_ids;
+  first_as_ids.id_column = "1";
+  const std::vector<std::string> none;
+  std::vector<Case> cases;
+  cases.push_back({write("pandas.csv", styled_csv_text(a_, false, false)), plain, labels, none});
+  cases.push_back({write("pandas_all.csv", styled_csv_text(a_, false, true)), plain, labels, none});
+  cases.push_back({write("pandas_noindex.csv", no_index), plain, labels, none});
+  cases.push_back({write("r.csv", styled_csv_text(a_, true, false)), plain, r_names, none});
+  cases.push_back({write("r_ids.csv", styled_csv_text(a_, true, false)), first_as_ids, r_names, r_ids});
+  for (const Case& c : cases) {
+    auto file = open_matrix_file(comm_, c.path, {-1, -1, c.options});
+    EXPECT_EQ(file->rows(), n_rows) << c.path;
+    EXPECT_EQ(file->cols(), n_cols) << c.path;
+    const auto ranges = request(comm_.rank() + 2);
+    EXPECT_TRUE(all_ranks(comm_, file->read_rows(ranges) == expected_rows(a_, ranges))) << c.path;
+    // Names and ids live on rank 0 only.
+    const bool root = comm_.is_root();
+    EXPECT_TRUE(all_ranks(comm_, file->column_names() == (root ? c.names : std::vector<std::string>{}))) << c.path;
+    EXPECT_TRUE(all_ranks(comm_, file->row_ids() == (root ? c.ids : std::vector<std::string>{}))) << c.path;
+  }
+}
+
+TEST_F(MatrixFileTest, FifoIsReadToItsEnd) {
+  // More than a pipe's buffer, so the reader must loop until the writer closes.
+  std::string text(100000, ' ');
+  text[0] = '#';
+  text += "\n" + csv_text(a_, true);
+  const std::string path = dir_ + "/pipe.csv";
+  std::thread writer;
+  if (comm_.is_root()) {
+    ASSERT_EQ(::mkfifo(path.c_str(), 0600), 0);
+    writer = std::thread([&] {
+      const int fd = ::open(path.c_str(), O_WRONLY);  // waits for the reader
+      if (fd < 0) return;
+      for (std::size_t done = 0; done < text.size();) {
+        const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+        if (n <= 0) break;
+        done += static_cast<std::size_t>(n);
+      }
+      ::close(fd);
+    });
+  }
+  comm_.barrier();
+  std::string message;
+  std::unique_ptr<kembed::io::MatrixFile> file;
+  message = error_of([&] { file = open_matrix_file(comm_, path); });
+  if (writer.joinable()) writer.join();
+  ASSERT_TRUE(all_ranks(comm_, message.empty())) << message;
+  EXPECT_EQ(file->rows(), n_rows);
+  EXPECT_EQ(file->cols(), n_cols);
+  const auto ranges = request(comm_.rank());
+  EXPECT_TRUE(all_ranks(comm_, file->read_rows(ranges) == expected_rows(a_, ranges)));
+}
+
+TEST_F(MatrixFileTest, TextOptionsOnBinaryFilesAreAnErrorEverywhere) {
+  const std::string npy = write("o.npy", npy_bytes("<f8", n_rows, n_cols, raw_bytes<double>(a_)));
+  const std::string bin = write("o.bin", raw_bytes<double>(a_));
+  std::string message = error_of([&] { open_matrix_file(comm_, npy, {-1, -1, {TextOptions::Header::automatic, 0, "id"}}); });
+  EXPECT_TRUE(same_error_everywhere(comm_, message, npy + ": --id-column id: only for text input, not for a .npy file"));
+  message = error_of([&] { open_matrix_file(comm_, bin, {n_rows, n_cols, {TextOptions::Header::yes, 2, ""}}); });
+  EXPECT_TRUE(same_error_everywhere(comm_, message, bin + ": --header yes, --index-col 2: only for text input"));
+  // --header no says nothing a binary file could contradict.
+  EXPECT_EQ(open_matrix_file(comm_, npy, {-1, -1, {TextOptions::Header::no, 0, ""}})->rows(), n_rows);
 }

@@ -3,9 +3,11 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kembed/core/index_range.hpp"
+#include "kembed/io/text_parser.hpp"
 #include "kembed/mpi/comm.hpp"
 
 namespace kembed::io {
@@ -13,10 +15,16 @@ namespace kembed::io {
 /// Half-open range [begin, end) of global, 0-based row indices.
 using RowRange = IndexRange;
 
-/// What the file itself cannot say: the shape of a headerless .bin file.
+/// What the file itself cannot say: the shape of a headerless .bin file, and
+/// how to read a text file (--header, --index-col, --id-column).
 struct FileHints {
+  FileHints() = default;
+  /// `{rows, cols}` keeps meaning the shape alone.
+  FileHints(std::int64_t rows_, std::int64_t cols_, TextOptions text_ = {})
+      : rows(rows_), cols(cols_), text(std::move(text_)) {}
   std::int64_t rows = -1;
   std::int64_t cols = -1;
+  TextOptions text;
 };
 
 /// Collective handle to an n x d matrix in a file. Shape known on every rank.
@@ -34,6 +42,15 @@ class MatrixFile {
   /// Non-finite values are agreed errors naming the file, row and column.
   virtual std::vector<double> read_rows(const std::vector<RowRange>& ranges) = 0;
 
+  /// Row ids (one per row, in row order) from a text file's --id-column, on
+  /// rank 0 only; empty on other ranks, without --id-column and for binary
+  /// formats. Not collective.
+  virtual std::vector<std::string> row_ids() const { return {}; }
+  /// Names of the cols() data columns from a text file's header (index and
+  /// id columns left out), on rank 0 only; empty on other ranks, without a
+  /// header and for binary formats. Not collective.
+  virtual std::vector<std::string> column_names() const { return {}; }
+
  protected:
   MatrixFile(std::string path, std::int64_t rows, std::int64_t cols)
       : path_(std::move(path)), rows_(rows), cols_(cols) {}
@@ -43,9 +60,12 @@ class MatrixFile {
 };
 
 /// Collective: opens `path` read-only and validates its shape. The format is
-/// chosen by extension (.npy, .bin, anything else is text). Every error
-/// (missing file, bad header, ragged row, non-numeric cell with
-/// file:line:column, ...) is thrown as the same kembed::Error on all ranks.
+/// chosen by extension (.npy, .bin, anything else is text); "-" is standard
+/// input (text, read by rank 0, "<stdin>" in messages), and a FIFO or
+/// character device is read to its end. Every error (missing file, bad
+/// header, ragged row, non-numeric cell with file:line:column, text options
+/// given for a .npy/.bin file, ...) is thrown as the same kembed::Error on all
+/// ranks. Notes about how a text file was read go to stderr on rank 0.
 std::unique_ptr<MatrixFile> open_matrix_file(const Comm& comm, const std::string& path,
                                              const FileHints& hints = {});
 
