@@ -60,6 +60,8 @@ void dtrsm_(const char* side, const char* uplo, const char* transa, const char* 
             std::size_t diag_len);
 void dpotrf_(const char* uplo, const int* n, double* a, const int* lda, int* info,
              std::size_t uplo_len);
+// LAPACK's own version (for kembed --version).
+void ilaver_(int* major, int* minor, int* patch);
 void dsyevd_(const char* jobz, const char* uplo, const int* n, double* a, const int* lda, double* w,
              double* work, const int* lwork, int* iwork, const int* liwork, int* info,
              std::size_t jobz_len, std::size_t uplo_len);
