@@ -1,5 +1,9 @@
 #include "kembed/app/plan_command.hpp"
 
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+
 #include "kembed/app/options.hpp"
 #include "kembed/app/run_report.hpp"
 #include "kembed/core/error.hpp"
@@ -43,7 +47,7 @@ void run_plan(const po::variables_map& vm, const Comm& world) {
   if (layout.block_size < 1) throw Error("--block-size must be at least 1");
   std::pair<int, int> grid = BlacsGrid::near_square(ranks);
   if (layout.grid) {
-    if (layout.grid->nprow * layout.grid->npcol != ranks)
+    if (std::int64_t{layout.grid->nprow} * layout.grid->npcol != ranks)
       throw Error("--grid " + std::to_string(layout.grid->nprow) + "x" +
                   std::to_string(layout.grid->npcol) + " does not match " +
                   std::to_string(ranks) + " ranks");
@@ -76,8 +80,22 @@ void run_plan(const po::variables_map& vm, const Comm& world) {
     d = 0;
   }
 
+  // ScaLAPACK indexes with 32-bit integers: no matrix of the run may have
+  // more rows or columns, so a larger shape is refused here (as the real run
+  // would be) instead of overflowing the plan's arithmetic.
+  constexpr std::int64_t kLargest = std::numeric_limits<int>::max();
+  if (n > kLargest || d > kLargest)
+    throw Error("the shape " + std::to_string(n) + " x " + std::to_string(d) +
+                " exceeds ScaLAPACK's 32-bit limit of " + std::to_string(kLargest) +
+                " rows or columns");
   const int k = vm["components"].as<int>();
   if (k < 1) throw Error("--components must be at least 1");
+  const std::int64_t most = method == "pca" ? std::min(n, d) : n;
+  // (pca --variance chooses k itself; pca without --cols is an error below.)
+  if (k > most && !(method == "pca" && (d < 1 || vm["variance"].as<double>() > 0)))
+    throw Error("--components " + std::to_string(k) + " exceeds " +
+                (method == "pca" ? "min(n, d) = " : "the number of points n = ") +
+                std::to_string(most));
   const Solver solver = parse_solver(vm["solver"].as<std::string>());
   ProblemShape shape{n, d, k, grid.first, grid.second, layout.block_size, solver};
   if (method == "pca") {
@@ -94,6 +112,18 @@ void run_plan(const po::variables_map& vm, const Comm& world) {
                                ? parse_bytes(vm["max-memory-per-rank"].as<std::string>())
                                : available_memory_per_rank(world) * world.size() / ranks;
   say(world, false, describe_plan("kembed plan " + method, shape, ranks, available));
+  // A grid with more process rows or columns than the matrix has blocks
+  // leaves ranks without work (and without memory use).
+  const std::int64_t nb = effective_block_size(shape.block_size, shape.n);
+  const std::int64_t blocks = (shape.n - 1) / nb + 1;
+  const std::int64_t busy = std::min<std::int64_t>(blocks, grid.first) *
+                            std::min<std::int64_t>(blocks, grid.second);
+  if (busy < ranks)
+    say(world, false,
+        "note: with block size " + std::to_string(nb) + " the " + std::to_string(shape.n) +
+            " x " + std::to_string(shape.n) + " matrix is " + std::to_string(blocks) + " x " +
+            std::to_string(blocks) + " blocks; only " + std::to_string(busy) + " of the " +
+            std::to_string(ranks) + " ranks would own part of it");
 }
 
 }  // namespace kembed::app

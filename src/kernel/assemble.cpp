@@ -1,9 +1,15 @@
 #include "kembed/kernel/assemble.hpp"
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
+#include <cstdio>
+#include <string>
 
+#include "kembed/core/error.hpp"
+#include "kembed/kernel/first_entry.hpp"
 #include "kembed/kernel/local_blocks.hpp"
+#include "kembed/kernel/scaled_distances.hpp"
 #include "kembed/kernel/vector_exp.hpp"
 
 namespace kembed {
@@ -23,6 +29,73 @@ double integer_power(double base, int exponent) {
   return result;
 }
 
+// exp(-a) for a >= 0 given as +inf when it overflows: exp(-inf) = 0.
+double exp_of_negative(double a) { return std::exp(-a); }
+
+// Above this relative size of the round-off in ||x||^2 (eps gamma ||x||^2),
+// the Gram-trick distances of a row are recomputed from differences.
+constexpr double kCancellationLimit = 1e-8;
+
+enum Overflow { kFine = 0, kDotOverflows = 1, kPowerOverflows = 2, kTooLargeToSum = 3 };
+
+// Collective: an agreed Error naming the first entry of a linear, poly or
+// sigmoid kernel block that is not finite, or too large for the sums over a
+// row that centering takes. The true value of such an entry is not
+// representable, so no fallback exists: the data must be rescaled. The block
+// is only scanned when the norms do not already rule overflow out.
+void check_dot_product_kernel(const Kernel& kernel, const std::vector<double>& row_panel,
+                              const std::vector<double>& col_panel, int d, const DistMatrix& k) {
+  const auto xn = row_norms_squared(row_panel, k.local_rows(), d);
+  const auto yn = row_norms_squared(col_panel, k.local_cols(), d);
+  const double x_largest = xn.empty() ? 0 : *std::max_element(xn.begin(), xn.end());
+  const double y_largest = yn.empty() ? 0 : *std::max_element(yn.begin(), yn.end());
+  // |x.y| <= ||x|| ||y||, also for every partial sum of the product, so this
+  // bounds every entry's dot product (with room for round-off).
+  const double dot_bound = 1.01 * std::sqrt(x_largest) * std::sqrt(y_largest);
+  const double limit = DBL_MAX / (4.0 * static_cast<double>(std::max(k.rows(), k.cols())));
+  double entry_bound = dot_bound;
+  if (kernel.type == KernelType::poly)
+    entry_bound = std::pow(kernel.gamma * dot_bound + std::abs(kernel.coef0), kernel.degree);
+  if (kernel.type == KernelType::sigmoid) entry_bound = dot_bound <= DBL_MAX / 4 ? 1 : INFINITY;
+  // Every rank decides whether to scan (a collective follows) alike.
+  const int scan = k.grid().comm().max(entry_bound <= limit ? 0LL : 1LL) != 0;
+  if (!scan) return;
+  // tanh hides an overflowed x.y (tanh(inf) = 1), so sigmoid entries are
+  // judged by their dot product.
+  const bool sigmoid = kernel.type == KernelType::sigmoid;
+  const auto first = first_flagged_entry(k, [&](double v, int li, int lj) -> int {
+    if (!sigmoid && std::abs(v) <= limit) return kFine;
+    double dot = 0;
+    for (int t = 0; t < d; ++t)
+      dot += row_panel[std::size_t(li) * d + t] * col_panel[std::size_t(lj) * d + t];
+    if (!std::isfinite(dot)) return kDotOverflows;
+    if (sigmoid) return kFine;
+    return std::isfinite(v) ? kTooLargeToSum : kPowerOverflows;
+  });
+  if (!first) return;
+  const std::string where =
+      "kernel entry (" + std::to_string(first->i + 1) + ", " + std::to_string(first->j + 1) + ")";
+  std::string message;
+  switch (first->code) {
+    case kDotOverflows:
+      message = where + " is not finite (x.y overflows: values too large; rescale the data)";
+      break;
+    case kPowerOverflows:
+      message = where +
+                " is not finite ((gamma x.y + coef0)^degree overflows: values too large; rescale "
+                "the data, or lower gamma, coef0 or the degree)";
+      break;
+    default: {
+      char value[32];
+      std::snprintf(value, sizeof value, "%.6g", first->value);
+      message = where + " is " + value + ", too large to sum over " +
+                std::to_string(std::max(k.rows(), k.cols())) +
+                " entries without overflow (values too large; rescale the data)";
+    }
+  }
+  agree(k.grid().comm(), message);
+}
+
 }  // namespace
 
 std::vector<double> read_panel(io::MatrixFile& file, const BlockCyclic1D& dist) {
@@ -34,20 +107,35 @@ void assemble_kernel(const Kernel& kernel, const std::vector<double>& row_panel,
                      const std::vector<double>& col_panel, int d, DistMatrix& k) {
   const double gamma = kernel.gamma, coef0 = kernel.coef0;
   const int degree = kernel.degree;
+  const auto pair = [&](int li, int lj) {
+    return std::make_pair(&row_panel[std::size_t(li) * d], &col_panel[std::size_t(lj) * d]);
+  };
   if (kernel.type == KernelType::laplacian) {
     local_l1_distances(row_panel, col_panel, d, k);
     map_local_exp(k, [&](double s, int, int) { return -gamma * s; });
+    // Rows large enough for the L1 sum to overflow: exp(-gamma inf) = 0 is
+    // right only when the true distance is huge, so those pairs are summed
+    // again with scaling.
+    const double safe = safe_l1_magnitude(d);
+    const auto needs = [&](double m) { return !(m <= safe); };
+    refill_pairs(k, rows_where(row_max_magnitudes(row_panel, k.local_rows(), d), needs),
+                 rows_where(row_max_magnitudes(col_panel, k.local_cols(), d), needs),
+                 [&](int li, int lj) {
+                   const auto [x, y] = pair(li, lj);
+                   return exp_of_negative(l1_distance_scaled(x, y, d).times(gamma));
+                 });
     return;
   }
   local_gram(row_panel, col_panel, d, k);
   switch (kernel.type) {
     case KernelType::linear:
-      break;
     case KernelType::poly:
-      map_local(k, [&](double g, int, int) { return integer_power(gamma * g + coef0, degree); });
-      break;
     case KernelType::sigmoid:
-      map_local(k, [&](double g, int, int) { return std::tanh(gamma * g + coef0); });
+      if (kernel.type == KernelType::poly)
+        map_local(k, [&](double g, int, int) { return integer_power(gamma * g + coef0, degree); });
+      if (kernel.type == KernelType::sigmoid)
+        map_local(k, [&](double g, int, int) { return std::tanh(gamma * g + coef0); });
+      check_dot_product_kernel(kernel, row_panel, col_panel, d, k);
       break;
     case KernelType::rbf: {
       const auto xn = row_norms_squared(row_panel, k.local_rows(), d);
@@ -57,14 +145,41 @@ void assemble_kernel(const Kernel& kernel, const std::vector<double>& row_panel,
       for (int lj = 0; lj < k.local_cols(); ++lj)
         exp_neg_squared_distances(k.data() + std::size_t(lj) * k.ld(), xn.data(), yn[lj], gamma,
                                   std::size_t(k.local_rows()));
+      // Pairs with a huge row again, from the differences: their norms
+      // overflow (inf - inf), or round-off in them (eps ||x||^2) would be a
+      // visible part of gamma ||x - y||^2.
+      const auto needs = [&](double norm) {
+        return !(norm <= kSafeSquaredNorm) || gamma * norm * DBL_EPSILON > kCancellationLimit;
+      };
+      refill_pairs(k, rows_where(xn, needs), rows_where(yn, needs), [&](int li, int lj) {
+        const auto [x, y] = pair(li, lj);
+        return exp_of_negative(squared_distance_scaled(x, y, d).times(gamma));
+      });
       break;
     }
     case KernelType::cosine: {
       auto xn = row_norms_squared(row_panel, k.local_rows(), d);
       auto yn = row_norms_squared(col_panel, k.local_cols(), d);
+      // Norms that overflow, or underflow for a non-zero row: the cosine is
+      // scale invariant, so those pairs are recomputed on scaled rows.
+      const auto x_max = row_max_magnitudes(row_panel, k.local_rows(), d);
+      const auto y_max = row_max_magnitudes(col_panel, k.local_cols(), d);
+      const auto badly_scaled = [](const std::vector<double>& norms,
+                                   const std::vector<double>& largest) {
+        std::vector<int> found;
+        for (int l = 0; l < static_cast<int>(norms.size()); ++l)
+          if (!(norms[l] <= kSafeSquaredNorm) || (norms[l] < DBL_MIN && largest[l] > 0))
+            found.push_back(l);
+        return found;
+      };
+      const auto x_bad = badly_scaled(xn, x_max), y_bad = badly_scaled(yn, y_max);
       for (auto* v : {&xn, &yn})
         for (double& s : *v) s = s > 0 ? 1 / std::sqrt(s) : 0;  // zero rows give 0
       map_local(k, [&](double g, int li, int lj) { return g * xn[li] * yn[lj]; });
+      refill_pairs(k, x_bad, y_bad, [&](int li, int lj) {
+        const auto [x, y] = pair(li, lj);
+        return cosine_scaled(x, y, d);
+      });
       break;
     }
     case KernelType::laplacian:

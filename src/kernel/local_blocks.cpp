@@ -1,10 +1,11 @@
 #include "kembed/kernel/local_blocks.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 
-#include "linalg/fortran.hpp"
+#include "kembed/linalg/lapack.hpp"
 
 namespace kembed {
 
@@ -19,13 +20,21 @@ std::vector<double> row_norms_squared(const std::vector<double>& panel, int rows
   return norms;
 }
 
+std::vector<double> row_max_magnitudes(const std::vector<double>& panel, int rows, int d) {
+  std::vector<double> largest(rows, 0.0);
+  for (int i = 0; i < rows; ++i) {
+    const double* x = &panel[std::size_t(i) * d];
+    for (int t = 0; t < d; ++t) largest[i] = std::max(largest[i], std::abs(x[t]));
+  }
+  return largest;
+}
+
 void local_gram(const std::vector<double>& row_panel, const std::vector<double>& col_panel, int d,
                 DistMatrix& out) {
   const int m = out.local_rows(), n = out.local_cols(), ld = out.ld();
   if (m == 0 || n == 0) return;
-  const double one = 1, zero = 0;
-  dgemm_("T", "N", &m, &n, &d, &one, row_panel.data(), &d, col_panel.data(), &d, &zero, out.data(),
-         &ld, 1, 1);
+  lapack::gemm('T', 'N', m, n, d, 1.0, row_panel.data(), d, col_panel.data(), d, 0.0, out.data(),
+               ld);
 }
 
 namespace {

@@ -1,5 +1,6 @@
 #include "kembed/linalg/blacs_grid.hpp"
 
+#include <cstdint>
 #include <string>
 
 #include "fortran.hpp"
@@ -44,7 +45,7 @@ BlacsGrid::~BlacsGrid() {
 
 std::pair<int, int> BlacsGrid::near_square(int nprocs) {
   int p = 1;
-  for (int d = 1; d * d <= nprocs; ++d)
+  for (int d = 1; std::int64_t{d} * d <= nprocs; ++d)  // d * d overflows int near 2^31
     if (nprocs % d == 0) p = d;
   return {p, nprocs / p};
 }

@@ -1,5 +1,6 @@
 #include "kembed/linalg/reductions.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace kembed {
@@ -41,9 +42,13 @@ std::vector<double> column_norms(const DistMatrix& a) {
 }
 
 double frobenius_norm(const DistMatrix& a) {
-  double sum = 0;
-  for (double c : column_norms(a)) sum += c * c;
-  return std::sqrt(sum);
+  // Scaled by the largest column norm, so entries beyond 1e154 do not overflow the squares.
+  const auto norms = column_norms(a);
+  double largest = 0, sum = 0;
+  for (double c : norms) largest = std::max(largest, c);
+  if (!(largest > 0) || !std::isfinite(largest)) return largest;
+  for (double c : norms) sum += (c / largest) * (c / largest);
+  return largest * std::sqrt(sum);
 }
 
 }  // namespace kembed

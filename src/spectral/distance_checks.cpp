@@ -1,10 +1,12 @@
 #include "kembed/spectral/distance_checks.hpp"
 
+#include <cfloat>
 #include <cmath>
 #include <limits>
 #include <sstream>
 
 #include "kembed/core/error.hpp"
+#include "kembed/kernel/first_entry.hpp"
 #include "kembed/linalg/scalapack.hpp"
 #include "kembed/linalg/symmetry.hpp"
 
@@ -12,32 +14,15 @@ namespace kembed {
 
 namespace {
 
-constexpr long long kNone = std::numeric_limits<long long>::max();
-
-// Collective: the first local entry (row-major global order) satisfying
-// `bad`, over all ranks, with its value sent by its owner.
+// Collective: the first entry (row-major global order) satisfying `bad`,
+// over all ranks, with its value sent by its owner.
 template <class Predicate>
 std::optional<Offender> first_entry(const DistMatrix& d, Predicate&& bad) {
-  long long first = kNone;
-  for (int lj = 0; lj < d.local_cols(); ++lj) {
-    const std::int64_t j = d.col_dist().to_global(lj);
-    for (int li = 0; li < d.local_rows(); ++li) {
-      const std::int64_t i = d.row_dist().to_global(li);
-      if (bad(i, j, d.local(li, lj))) first = std::min<long long>(first, i * d.cols() + j);
-    }
-  }
-  const Comm& comm = d.grid().comm();
-  MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_LONG_LONG, MPI_MIN, comm.get());
-  if (first == kNone) return std::nullopt;
-  Offender found;
-  found.i = first / d.cols();
-  found.j = first % d.cols();
-  double value = 0;
-  if (d.row_dist().is_local(found.i) && d.col_dist().is_local(found.j))
-    value = d.local(d.row_dist().to_local(found.i), d.col_dist().to_local(found.j));
-  MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_DOUBLE, MPI_SUM, comm.get());
-  found.value = value;
-  return found;
+  const auto found = first_flagged_entry(d, [&](double v, int li, int lj) {
+    return bad(d.row_dist().to_global(li), d.col_dist().to_global(lj), v) ? 1 : 0;
+  });
+  if (!found) return std::nullopt;
+  return Offender{found->i, found->j, found->value};
 }
 
 double largest_magnitude(const DistMatrix& d) {
@@ -67,6 +52,28 @@ std::optional<Offender> find_negative(const DistMatrix& d) {
   return first_entry(d, [](std::int64_t, std::int64_t, double v) { return v < 0; });
 }
 
+double largest_squarable_distance(std::int64_t n) {
+  return std::sqrt(DBL_MAX / (4.0 * static_cast<double>(std::max<std::int64_t>(n, 1))));
+}
+
+void check_squares(const DistMatrix& d, const std::string& source) {
+  const std::int64_t n = std::max(d.rows(), d.cols());
+  const double limit = largest_squarable_distance(n);
+  const auto e = first_entry(d, [&](std::int64_t, std::int64_t, double v) {
+    return !(std::abs(v) <= limit);
+  });
+  if (!e) return;
+  const std::string where = source + ": entry (" + std::to_string(e->i + 1) + ", " +
+                            std::to_string(e->j + 1) + ") (1-based)";
+  if (!std::isfinite(e->value))
+    agree(d.grid().comm(), where + " is not finite (the distance overflows: values too large; "
+                                   "rescale the data)");
+  agree(d.grid().comm(),
+        where + " is " + exact(e->value) + ": MDS squares the distances and sums " +
+            std::to_string(n) + " of them, which overflows above " + exact(limit) +
+            " (values too large; rescale the data)");
+}
+
 double symmetrize(DistMatrix& d) {
   DistMatrix t(d.grid(), d.cols(), d.rows(), d.row_dist().block_size(), d.col_dist().block_size());
   scalapack::transpose(d, t);
@@ -94,6 +101,7 @@ DistanceCheck validate_distances(DistMatrix& d, const std::string& source, bool 
                     ", but distances must be non-negative (1-based)");
   if (symmetrize_input) {
     check.max_asymmetry = symmetrize(d);
+    check_squares(d, source);
     return check;
   }
   if (auto a = find_asymmetry(d, kDistanceTolerance))
@@ -102,6 +110,7 @@ DistanceCheck validate_distances(DistMatrix& d, const std::string& source, bool 
                     std::to_string(a->j + 1) + ", " + std::to_string(a->i + 1) + ") is " +
                     exact(a->a_ji) + " (1-based), not symmetric within a relative " +
                     exact(kDistanceTolerance) + "; --symmetrize averages D and D^T instead");
+  check_squares(d, source);
   return check;
 }
 

@@ -1,11 +1,14 @@
 #include "kembed/spectral/distances.hpp"
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <limits>
 
 #include "kembed/core/error.hpp"
 #include "kembed/kernel/local_blocks.hpp"
+#include "kembed/kernel/scaled_distances.hpp"
+#include "kembed/spectral/distance_checks.hpp"
 
 namespace kembed {
 
@@ -17,6 +20,85 @@ Metric parse_metric(const std::string& name) {
   throw Error("unknown metric '" + name +
               "' (expected euclidean, sqeuclidean, manhattan or cosine)");
 }
+
+namespace {
+
+// The block of distances, block-locally: the fast path for ordinary rows,
+// then the pairs with a huge row again from their differences (whose
+// squared norms overflow, ||x||^2 + ||y||^2 - 2 x.y = inf - inf).
+void fill_distances(Metric metric, const std::vector<double>& row_panel,
+                    const std::vector<double>& col_panel, int d, DistMatrix& out) {
+  const auto pair = [&](int li, int lj) {
+    return std::make_pair(&row_panel[std::size_t(li) * d], &col_panel[std::size_t(lj) * d]);
+  };
+  if (metric == Metric::manhattan) {
+    const double safe = safe_l1_magnitude(d);
+    const auto x_max = row_max_magnitudes(row_panel, out.local_rows(), d);
+    const auto y_max = row_max_magnitudes(col_panel, out.local_cols(), d);
+    map_local(out, [&](double, int li, int lj) {
+      const auto [x, y] = pair(li, lj);
+      if (!(x_max[li] <= safe && y_max[lj] <= safe)) return l1_distance_scaled(x, y, d).value();
+      double s = 0;
+      for (int t = 0; t < d; ++t) s += std::abs(x[t] - y[t]);
+      return s;
+    });
+    return;
+  }
+  local_gram(row_panel, col_panel, d, out);
+  auto xn = row_norms_squared(row_panel, out.local_rows(), d);
+  auto yn = row_norms_squared(col_panel, out.local_cols(), d);
+  const auto huge = [](double norm) { return !(norm <= kSafeSquaredNorm); };
+  const auto x_huge = rows_where(xn, huge), y_huge = rows_where(yn, huge);
+  switch (metric) {
+    case Metric::euclidean:
+      map_local(out, [&](double g, int li, int lj) {
+        return std::sqrt(std::max(0.0, xn[li] + yn[lj] - 2 * g));
+      });
+      refill_pairs(out, x_huge, y_huge, [&](int li, int lj) {
+        const auto [x, y] = pair(li, lj);
+        const Scaled s = squared_distance_scaled(x, y, d);
+        // sqrt(m 2^(2e)) = sqrt(m) 2^e: no overflow where the distance fits.
+        return std::ldexp(std::sqrt(s.mantissa), s.exponent / 2);
+      });
+      break;
+    case Metric::sqeuclidean:
+      map_local(out,
+                [&](double g, int li, int lj) { return std::max(0.0, xn[li] + yn[lj] - 2 * g); });
+      refill_pairs(out, x_huge, y_huge, [&](int li, int lj) {
+        const auto [x, y] = pair(li, lj);
+        return squared_distance_scaled(x, y, d).value();
+      });
+      break;
+    case Metric::cosine: {
+      // Zero rows are rejected beforehand (check_points_for_metric). Rows
+      // whose norms overflow or underflow are recomputed on scaled rows.
+      const auto x_max = row_max_magnitudes(row_panel, out.local_rows(), d);
+      const auto y_max = row_max_magnitudes(col_panel, out.local_cols(), d);
+      const auto badly_scaled = [](const std::vector<double>& norms,
+                                   const std::vector<double>& largest) {
+        std::vector<int> found;
+        for (int l = 0; l < static_cast<int>(norms.size()); ++l)
+          if (!(norms[l] <= kSafeSquaredNorm) || (norms[l] < DBL_MIN && largest[l] > 0))
+            found.push_back(l);
+        return found;
+      };
+      const auto x_bad = badly_scaled(xn, x_max), y_bad = badly_scaled(yn, y_max);
+      for (auto* v : {&xn, &yn})
+        for (double& s : *v) s = 1 / std::sqrt(s);
+      map_local(out,
+                [&](double g, int li, int lj) { return std::max(0.0, 1 - g * xn[li] * yn[lj]); });
+      refill_pairs(out, x_bad, y_bad, [&](int li, int lj) {
+        const auto [x, y] = pair(li, lj);
+        return std::max(0.0, 1 - cosine_scaled(x, y, d));
+      });
+      break;
+    }
+    case Metric::manhattan:
+      break;
+  }
+}
+
+}  // namespace
 
 std::string metric_name(Metric metric) {
   switch (metric) {
@@ -38,10 +120,10 @@ void check_points_for_metric(Metric metric, const std::vector<double>& panel,
                              const std::string& source) {
   if (metric != Metric::cosine) return;
   long long first = std::numeric_limits<long long>::max();
-  const auto norms = row_norms_squared(panel, dist.local_size(), d);
+  const auto largest = row_max_magnitudes(panel, dist.local_size(), d);
   for (int l = 0; l < dist.local_size(); ++l)
-    if (norms[l] == 0) first = std::min<long long>(first, dist.to_global(l));
-  MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_LONG_LONG, MPI_MIN, comm.get());
+    if (largest[l] == 0) first = std::min<long long>(first, dist.to_global(l));
+  first = comm.min(first);
   std::string error;
   if (first != std::numeric_limits<long long>::max())
     error = source + ": row " + std::to_string(first + 1) +
@@ -51,39 +133,8 @@ void check_points_for_metric(Metric metric, const std::vector<double>& panel,
 
 void assemble_distances(Metric metric, const std::vector<double>& row_panel,
                         const std::vector<double>& col_panel, int d, DistMatrix& out) {
-  if (metric == Metric::manhattan) {
-    map_local(out, [&](double, int li, int lj) {
-      const double* x = &row_panel[std::size_t(li) * d];
-      const double* y = &col_panel[std::size_t(lj) * d];
-      double s = 0;
-      for (int t = 0; t < d; ++t) s += std::abs(x[t] - y[t]);
-      return s;
-    });
-    return;
-  }
-  local_gram(row_panel, col_panel, d, out);
-  auto xn = row_norms_squared(row_panel, out.local_rows(), d);
-  auto yn = row_norms_squared(col_panel, out.local_cols(), d);
-  switch (metric) {
-    case Metric::euclidean:
-      map_local(out, [&](double g, int li, int lj) {
-        return std::sqrt(std::max(0.0, xn[li] + yn[lj] - 2 * g));
-      });
-      break;
-    case Metric::sqeuclidean:
-      map_local(out,
-                [&](double g, int li, int lj) { return std::max(0.0, xn[li] + yn[lj] - 2 * g); });
-      break;
-    case Metric::cosine:
-      // Zero rows are rejected beforehand (check_points_for_metric).
-      for (auto* v : {&xn, &yn})
-        for (double& s : *v) s = 1 / std::sqrt(s);
-      map_local(out,
-                [&](double g, int li, int lj) { return std::max(0.0, 1 - g * xn[li] * yn[lj]); });
-      break;
-    case Metric::manhattan:
-      break;
-  }
+  fill_distances(metric, row_panel, col_panel, d, out);
+  check_squares(out, "distances of the points");
 }
 
 }  // namespace kembed

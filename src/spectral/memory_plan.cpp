@@ -18,7 +18,72 @@ namespace {
 constexpr double kDouble = 8;
 // Resident size of an MPI process with kembed's libraries before any work.
 constexpr double kBaseline = 25e6;
+// The largest value of a Fortran INTEGER in the LP64 ScaLAPACK kembed links:
+// matrix orders and workspace lengths beyond it cannot be passed at all.
+constexpr double kFortranIntMax = 2147483647.0;
+// The back-transformation workspace kembed adds to pdsyevd's and pdsyevr's
+// (src/linalg/scalapack.cpp) is capped at 2^30 doubles; a block size that
+// needs more leaves the eigenvectors untransformed.
+constexpr double kBackTransformCap = 1073741824.0;
+
+// NUMROC for process 0: how many of n indices, dealt in blocks of nb over
+// nprocs processes, process 0 owns (it owns the most). 64-bit throughout, so
+// any n and any process count work.
+double local_count(std::int64_t n, std::int64_t nb, std::int64_t nprocs) {
+  if (n <= 0) return 0;
+  const std::int64_t blocks = (n - 1) / nb + 1;
+  const std::int64_t mine = blocks / nprocs + (blocks % nprocs > 0 ? 1 : 0);
+  double count = static_cast<double>(mine) * static_cast<double>(nb);
+  // The last block may be partial; it belongs to (blocks - 1) % nprocs.
+  if ((blocks - 1) % nprocs == 0) count -= static_cast<double>(blocks * nb - n);
+  return count;
+}
+
+// The solver's own sizes, in doubles, for process (0, 0).
+struct SolverSizes {
+  double np = 0, nq = 0, nb = 0, n = 0;
+  // What kembed adds for pdormtr (scalapack.cpp, back_transform_workspace).
+  double back_transform() const {
+    return std::max(nb * (nb - 1) / 2, (np + nq + 2 * nb) * nb) + nb * nb;
+  }
+  // pdsyevd's LWORK: max(1 + 6n + 2 np nq, 3n + max(nb (np + 1), 3 nb)) + 2n
+  // (its documentation), plus the back-transformation workspace.
+  double syevd_work() const {
+    return std::max(1 + 6 * n + 2 * np * nq, 3 * n + std::max(nb * (np + 1), 3 * nb)) + 2 * n +
+           back_transform();
+  }
+};
+
+SolverSizes sizes_of(const ProblemShape& s) {
+  const int nb = effective_block_size(s.block_size, s.n);
+  return {local_count(s.n, nb, s.nprow), local_count(s.n, nb, s.npcol), double(nb),
+          static_cast<double>(s.n)};
+}
+
+// ELPA 2022.11 fails or hangs when a process row or column owns no block;
+// top_eigenpairs then runs evr instead (eigensolver.cpp).
+bool elpa_falls_back(const ProblemShape& s) {
+  const std::int64_t nb = effective_block_size(s.block_size, s.n);
+  const std::int64_t blocks = s.n > 0 ? (s.n - 1) / nb + 1 : 0;
+  return blocks < std::max(s.nprow, s.npcol);
+}
+
+Solver planned_solver(const ProblemShape& s) {
+  const Solver solver = resolve_solver(s.solver, s.n, s.k);
+  return solver == Solver::elpa && elpa_falls_back(s) ? Solver::evr : solver;
+}
+
+std::string count(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.0f", v);
+  return text;
+}
+
 }  // namespace
+
+int effective_block_size(int requested, std::int64_t order) {
+  return static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(requested, order)));
+}
 
 double MemoryPlan::total() const {
   double sum = 0;
@@ -30,58 +95,109 @@ std::string MemoryPlan::describe() const {
   std::ostringstream out;
   for (const auto& [what, bytes] : items) out << "  " << what << ": " << human_bytes(bytes) << "\n";
   out << "  total: " << human_bytes(total()) << " per rank\n";
+  for (const auto& note : notes) out << "  note: " << note << "\n";
   return out.str();
 }
 
 MemoryPlan plan_memory(const ProblemShape& s) {
-  const int nb = s.block_size;
-  const double np = BlockCyclic1D(s.n, nb, 0, s.nprow).local_size();
-  const double nq = BlockCyclic1D(s.n, nb, 0, s.npcol).local_size();
+  const SolverSizes z = sizes_of(s);
+  const double np = z.np, nq = z.nq, n = z.n, nb = z.nb;
   const double local = np * nq * kDouble;  // one n x n matrix on process (0, 0)
-  const double n = static_cast<double>(s.n);
   MemoryPlan plan;
+  if (s.block_size > nb)
+    plan.notes.push_back("block size " + std::to_string(s.block_size) + " is larger than the " +
+                         std::to_string(s.n) + " x " + std::to_string(s.n) + " matrix; " +
+                         count(nb) + " is used");
   plan.items.push_back({"process baseline", kBaseline});
   plan.items.push_back({"n x n matrix (local block)", local});
-  if (s.d > 0) plan.items.push_back({"data panels", (np + nq) * s.d * kDouble});
+  if (s.d > 0) plan.items.push_back({"data panels", (np + nq) * double(s.d) * kDouble});
+  // Matrices read from a file (n x n, or PCA's data) arrive one block row
+  // (nb rows) at a time.
+  if (s.d == 0)
+    plan.items.push_back(
+        {"input stripe", nb * (s.data_rows > 0 ? double(s.data_cols) : n) * kDouble});
   if (s.data_rows > 0)
     plan.items.push_back({"data matrix (local block)",
-                          double(BlockCyclic1D(s.data_rows, nb, 0, s.nprow).local_size()) *
-                              BlockCyclic1D(s.data_cols, nb, 0, s.npcol).local_size() * kDouble});
-  switch (resolve_solver(s.solver, s.n, s.k)) {
+                          local_count(s.data_rows, z.nb, s.nprow) *
+                              local_count(s.data_cols, z.nb, s.npcol) * kDouble});
+  const Solver solver = planned_solver(s);
+  if (solver != resolve_solver(s.solver, s.n, s.k))
+    plan.notes.push_back("elpa needs every process row and column to own a block; evr is used");
+  switch (solver) {
     case Solver::automatic:  // resolved above
     case Solver::evd:
-      // pdsyevd: Z, and LWORK >= max(1 + 6n + 2 np nq, ...) + 2n.
+      // pdsyevd: Z, its LWORK and LIWORK = 7n + 8 npcol + 2 integers.
       plan.items.push_back({"eigenvectors (n x n)", local});
-      plan.items.push_back({"pdsyevd workspace", (2 * np * nq + 8 * n) * kDouble});
+      plan.items.push_back({"pdsyevd workspace",
+                            z.syevd_work() * kDouble + (7 * n + 8.0 * s.npcol + 2) * 4});
       break;
     case Solver::evr: {
       // pdsyevr: Z, and its tridiagonal reduction's optimal workspace
-      // (nps + 4) nps with nps ~ n / sqrt(P Q).
+      // (nps + 4) nps with nps ~ n / sqrt(P Q); its pdormtr gets
+      // max(18n, np mq + 2 nb^2), and kembed adds the back-transformation's.
       const double nps = n / std::floor(std::sqrt(double(s.nprow) * s.npcol));
       plan.items.push_back({"eigenvectors (n x n)", local});
       // The 1.5 local blocks more were measured (n = 3000, 6000 on 2 ranks).
       plan.items.push_back({"pdsyevr workspace",
-                            ((nps + 4) * nps + 30 * n) * kDouble + 1.5 * local});
+                            ((nps + 4) * nps + 30 * n + 2 * nb * nb + z.back_transform()) *
+                                    kDouble +
+                                1.5 * local});
       break;
     }
     case Solver::elpa:
       plan.items.push_back({"eigenvectors (n x n)", local});
       // ELPA's two-stage solver allocates internally; 2.5 local blocks were
-      // measured (n = 3000, 6000 on 2 ranks).
-      plan.items.push_back({"ELPA workspace", 2.5 * local});
+      // measured (n = 3000, 6000 on 2 ranks), and its band stage holds
+      // panels of nb columns of the local rows and columns.
+      plan.items.push_back(
+          {"ELPA workspace", 2.5 * local + (2 * (np + nq) * nb + 2 * nb * nb) * kDouble});
       break;
     case Solver::krylov: {
-      const int b = krylov_block_width(s.k, KrylovSettings{});
-      const int q = krylov_depth(b, KrylovSettings{});
-      const double rows = std::ceil(n / (double(s.nprow) * s.npcol));
-      plan.items.push_back({"krylov basis and products", 2 * rows * q * b * kDouble});
-      plan.items.push_back({"krylov 2-D blocks", 2 * np * b * kDouble});
+      // As krylov.cpp sizes them: block width b, depth q, basis m = q b; the
+      // basis and its products live on a P*Q x 1 grid (rows dealt in blocks
+      // of nb, so a large nb puts them all on one rank), two n x b blocks on
+      // the 2-D grid.
+      const std::int64_t width = krylov_block_width(s.k, KrylovSettings{});
+      const std::int64_t b = std::min<std::int64_t>(s.n, std::max<std::int64_t>(s.k, width));
+      const std::int64_t q = std::max<std::int64_t>(
+          2, std::min<std::int64_t>(krylov_depth(static_cast<int>(b), KrylovSettings{}),
+                                    b > 0 ? s.n / b : 0));
+      const double m = static_cast<double>(std::min<std::int64_t>(q * b, s.n));
+      const double rows = local_count(s.n, z.nb, std::int64_t{s.nprow} * s.npcol);
+      plan.items.push_back({"krylov basis and products", 2 * rows * m * kDouble});
+      plan.items.push_back(
+          {"krylov 2-D blocks", 2 * np * local_count(b, z.nb, s.npcol) * kDouble});
       break;
     }
   }
   plan.items.push_back({"results gathered on rank 0",
                         3 * std::max(n, double(s.data_rows)) * s.k * kDouble});
   return plan;
+}
+
+std::string plan_limits(const ProblemShape& s) {
+  const auto too_large = [](const std::string& what, double value) {
+    return what + " (" + count(value) + ") exceeds " + count(kFortranIntMax) +
+           ", the largest integer ScaLAPACK (32-bit) accepts";
+  };
+  if (double(s.n) > kFortranIntMax) return too_large("the matrix order n", double(s.n));
+  if (double(s.data_rows) > kFortranIntMax)
+    return too_large("the number of samples", double(s.data_rows));
+  if (double(s.data_cols) > kFortranIntMax)
+    return too_large("the number of features", double(s.data_cols));
+  const Solver solver = planned_solver(s);
+  if (solver != Solver::evd && solver != Solver::evr) return "";
+  const SolverSizes z = sizes_of(s);
+  if (z.back_transform() > kBackTransformCap)
+    return "block size " + count(z.nb) + " is too large for the eigensolver: its " +
+           "back-transformation needs " + count(z.back_transform()) +
+           " doubles of workspace, more than the " + count(kBackTransformCap) +
+           " kembed can give it; use a smaller --block-size (64 is the default) or --solver krylov";
+  if (solver == Solver::evd && z.syevd_work() > kFortranIntMax)
+    return "pdsyevd's workspace of " + count(z.syevd_work()) + " doubles on one rank exceeds " +
+           count(kFortranIntMax) +
+           ", the largest length ScaLAPACK (32-bit) accepts; use more ranks or --solver krylov";
+  return "";
 }
 
 std::string human_bytes(double bytes) {
@@ -115,9 +231,7 @@ double parse_bytes(const std::string& text) {
 }
 
 double available_memory_per_rank(const Comm& world) {
-  MPI_Comm node = MPI_COMM_NULL;
-  MPI_Comm_split_type(world.get(), MPI_COMM_TYPE_SHARED, world.rank(), MPI_INFO_NULL, &node);
-  const Comm on_node = Comm::adopt(node);
+  const Comm on_node = world.split_shared();
   double available = 0;
   std::ifstream meminfo("/proc/meminfo");
   std::string key;
@@ -129,35 +243,34 @@ double available_memory_per_rank(const Comm& world) {
   const double share = available > 0 ? available / on_node.size()
                                      : std::numeric_limits<double>::infinity();
   // The smallest share on any node, so every rank decides alike.
-  return -world.max(-share);
+  return world.min(share);
 }
 
 std::string memory_shortfall(const ProblemShape& shape, int ranks, double limit) {
   const MemoryPlan plan = plan_memory(shape);
-  std::string error;
-  if (plan.total() > limit) {
-    error = "not enough memory: this run needs about " + human_bytes(plan.total()) +
-            " per rank (" + std::to_string(ranks) + " ranks), but " + human_bytes(limit) +
-            " is available per rank (--max-memory-per-rank)";
-    ProblemShape bigger = shape;
-    for (int p = 2 * ranks; p <= (1 << 20); p *= 2) {
-      const auto grid = BlacsGrid::near_square(p);
-      bigger.nprow = grid.first;
-      bigger.npcol = grid.second;
-      if (plan_memory(bigger).total() <= limit) {
-        error += "; " + std::to_string(p) + " ranks would fit";
-        break;
-      }
+  const std::string limits = plan_limits(shape);
+  if (!limits.empty()) return limits + "\n" + plan.describe();
+  if (plan.total() <= limit) return "";
+  std::string error = "not enough memory: this run needs about " + human_bytes(plan.total()) +
+                      " per rank (" + std::to_string(ranks) + " ranks), but " +
+                      human_bytes(limit) + " is available per rank (--max-memory-per-rank)";
+  ProblemShape bigger = shape;
+  for (std::int64_t p = 2 * std::int64_t{ranks}; p <= (1 << 20); p *= 2) {
+    const auto grid = BlacsGrid::near_square(static_cast<int>(p));
+    bigger.nprow = grid.first;
+    bigger.npcol = grid.second;
+    if (plan_limits(bigger).empty() && plan_memory(bigger).total() <= limit) {
+      error += "; " + std::to_string(p) + " ranks would fit";
+      break;
     }
-    ProblemShape krylov = shape;
-    krylov.solver = Solver::krylov;
-    if (resolve_solver(shape.solver, shape.n, shape.k) != Solver::krylov &&
-        plan_memory(krylov).total() <= limit)
-      error += "; --solver krylov would fit here (" + human_bytes(plan_memory(krylov).total()) +
-               " per rank)";
-    error += "\n" + plan.describe();
   }
-  return error;
+  ProblemShape krylov = shape;
+  krylov.solver = Solver::krylov;
+  if (resolve_solver(shape.solver, shape.n, shape.k) != Solver::krylov &&
+      plan_limits(krylov).empty() && plan_memory(krylov).total() <= limit)
+    error += "; --solver krylov would fit here (" + human_bytes(plan_memory(krylov).total()) +
+             " per rank)";
+  return error + "\n" + plan.describe();
 }
 
 MemoryCheck check_memory(const ProblemShape& shape, double limit, const Comm& comm) {

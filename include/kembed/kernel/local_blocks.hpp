@@ -11,6 +11,9 @@ namespace kembed {
 /// Squared Euclidean norm of each of the `rows` rows of a row-major panel.
 std::vector<double> row_norms_squared(const std::vector<double>& panel, int rows, int d);
 
+/// max_t |x_t| of each of the `rows` rows of a row-major panel.
+std::vector<double> row_max_magnitudes(const std::vector<double>& panel, int rows, int d);
+
 /// out's local block <- X_rows X_cols^T: one dgemm on the row-major panels
 /// (which are column-major d x m matrices). No communication.
 void local_gram(const std::vector<double>& row_panel, const std::vector<double>& col_panel, int d,
@@ -21,6 +24,24 @@ void local_gram(const std::vector<double>& row_panel, const std::vector<double>&
 /// in order, as the pair-by-pair loop does, but many rows at a time.
 void local_l1_distances(const std::vector<double>& row_panel, const std::vector<double>& col_panel,
                         int d, DistMatrix& out);
+
+/// out(li, lj) <- f(li, lj) for the entries whose local row is in `rows`
+/// or whose local column is in `cols` (each entry once): the pairs that need
+/// a slower, exact evaluation after the fast path filled the block.
+template <class F>
+void refill_pairs(DistMatrix& out, const std::vector<int>& rows, const std::vector<int>& cols,
+                  F&& f) {
+  if (rows.empty() && cols.empty()) return;
+  std::vector<char> whole_column(out.local_cols(), 0);
+  for (int lj : cols) whole_column[lj] = 1;
+  for (int lj = 0; lj < out.local_cols(); ++lj) {
+    if (whole_column[lj]) {
+      for (int li = 0; li < out.local_rows(); ++li) out.local(li, lj) = f(li, lj);
+    } else {
+      for (int li : rows) out.local(li, lj) = f(li, lj);
+    }
+  }
+}
 
 /// out(li, lj) <- f(out(li, lj), li, lj) over this rank's local block.
 template <class F>

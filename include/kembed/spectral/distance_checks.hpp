@@ -25,6 +25,15 @@ std::optional<Offender> find_nonzero_diagonal(const DistMatrix& d, double tolera
 /// Collective: the first negative entry in row-major order, or nothing.
 std::optional<Offender> find_negative(const DistMatrix& d);
 
+/// Largest |d_ij| whose square MDS can take and sum over n entries (the row
+/// sums of -1/2 D^(2) in double centering) without overflow: sqrt(DBL_MAX / (4 n)).
+double largest_squarable_distance(std::int64_t n);
+
+/// Collective: an agreed Error naming `source` and the first entry (1-based,
+/// row-major) of `d` that is not finite or exceeds
+/// largest_squarable_distance(max(rows, cols)), with its value.
+void check_squares(const DistMatrix& d, const std::string& source);
+
 /// Collective: d <- (d + d^T) / 2 (one pdtran). Returns max |d_ij - d_ji|
 /// before averaging, on every rank. @pre square
 double symmetrize(DistMatrix& d);
@@ -40,7 +49,8 @@ struct DistanceCheck {
 /// symmetric to the same tolerance, in that order. Each violation is an
 /// agreed Error naming `source`, the first offending (i, j) (1-based) and
 /// its value. With `symmetrize_input`, asymmetry is not an error: d is
-/// replaced by (d + d^T) / 2 instead. Finiteness is the readers' job.
+/// replaced by (d + d^T) / 2 instead. Finiteness is the readers' job; last,
+/// entries too large to square and sum are an error (check_squares).
 DistanceCheck validate_distances(DistMatrix& d, const std::string& source, bool symmetrize_input);
 
 }  // namespace kembed

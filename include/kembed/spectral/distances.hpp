@@ -32,7 +32,10 @@ void check_points_for_metric(Metric metric, const std::vector<double>& panel,
 /// of its local columns (both row-major with `d` columns, as read_panel gives
 /// them). Euclidean, sqeuclidean and cosine use one local dgemm
 /// (||x||^2 + ||y||^2 - 2 x.y, clamped at 0 against cancellation); manhattan
-/// is summed pair by pair. No communication.
+/// is summed pair by pair. Pairs with a row whose squared norm overflows are
+/// computed from scaled differences. Collective over out's grid: a distance
+/// that is not finite or too large for MDS to square is an agreed Error
+/// naming the entry (check_squares).
 void assemble_distances(Metric metric, const std::vector<double>& row_panel,
                         const std::vector<double>& col_panel, int d, DistMatrix& out);
 

@@ -23,16 +23,30 @@ struct ProblemShape {
   std::int64_t data_rows = 0, data_cols = 0;
 };
 
+/// The block size a fit uses for an n x n decomposition (`order` = n) when
+/// `requested` is asked: min(requested, order), at least 1. A block larger
+/// than the matrix gives the same layout as one of the matrix's size (one
+/// block on process (0, 0)), but ScaLAPACK's workspaces grow with NB^2 and
+/// NB n, so every matrix of the fit uses this size instead.
+int effective_block_size(int requested, std::int64_t order);
+
 /// Estimated peak bytes of the busiest rank (process (0, 0) holds the largest
-/// blocks), by item, from ScaLAPACK's documented workspace formulas.
+/// blocks), by item, from ScaLAPACK's documented workspace formulas, with the
+/// effective block size. Sizes are computed in double: no shape overflows.
 struct MemoryPlan {
   std::vector<std::pair<std::string, double>> items;  ///< what, bytes
+  std::vector<std::string> notes;  ///< e.g. the block size that is used instead
   double total() const;
-  /// One line per item and the total, in human units.
+  /// One line per item and the total, in human units, then the notes.
   std::string describe() const;
 };
 
 MemoryPlan plan_memory(const ProblemShape& shape);
+
+/// Empty if ScaLAPACK (32-bit integers) can run `shape` at all; otherwise why
+/// not: a matrix order beyond 2^31 - 1, pdsyevd's workspace length beyond it,
+/// or a block size whose back-transformation workspace kembed cannot give.
+std::string plan_limits(const ProblemShape& shape);
 
 /// "12.8 GB" style.
 std::string human_bytes(double bytes);
@@ -45,8 +59,8 @@ struct MemoryCheck {
   double estimate = 0, limit = 0;
 };
 
-/// Empty if `shape` fits in `limit` bytes per rank with `ranks` ranks;
-/// otherwise how much is needed and available, how many ranks (the next
+/// Empty if `shape` fits in `limit` bytes per rank with `ranks` ranks and
+/// within plan_limits; otherwise the limit it breaks, or how much is needed and available, how many ranks (the next
 /// power-of-two multiple) or which solver would fit, and the plan.
 std::string memory_shortfall(const ProblemShape& shape, int ranks, double limit);
 
