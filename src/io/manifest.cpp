@@ -1,15 +1,265 @@
 #include "kembed/io/manifest.hpp"
 
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
 #include "kembed/core/error.hpp"
 
 namespace kembed::io {
+
+const std::vector<std::string>& manifest_kernel_names() {
+  static const std::vector<std::string> names = {"linear",  "poly",   "rbf",        "laplacian",
+                                                 "sigmoid", "cosine", "precomputed"};
+  return names;
+}
+
+const std::vector<std::string>& manifest_metric_names() {
+  static const std::vector<std::string> names = {"euclidean", "sqeuclidean", "manhattan",
+                                                 "cosine"};
+  return names;
+}
+
+namespace {
+
+// The JSON text of a value for a message: short, and never throwing (the
+// replace handler turns bytes that are not UTF-8 into U+FFFD).
+std::string shown(const Json& value) {
+  std::string text = value.dump(-1, ' ', false, Json::error_handler_t::replace);
+  if (text.size() > 60) text = text.substr(0, 57) + "...";
+  return text;
+}
+
+std::string one_of(const std::vector<std::string>& allowed) {
+  std::string text;
+  for (std::size_t i = 0; i < allowed.size(); ++i)
+    text += (i == 0 ? "" : i + 1 == allowed.size() ? " or " : ", ") + ("\"" + allowed[i] + "\"");
+  return text;
+}
+
+}  // namespace
+
+ManifestFields::ManifestFields(const Json& manifest, std::string path)
+    : manifest_(manifest), path_(std::move(path)) {}
+
+void ManifestFields::fail(const std::string& field, const std::string& reason) const {
+  throw Error(path_ + ": field '" + field + "': " + reason);
+}
+
+void ManifestFields::wrong(const std::string& field, const std::string& expected,
+                           const Json& found) const {
+  fail(field, "expected " + expected + ", found " + shown(found));
+}
+
+const Json* ManifestFields::find(const std::string& field) const {
+  const Json* node = &manifest_;
+  std::size_t begin = 0;
+  for (;;) {
+    const std::size_t dot = field.find('.', begin);
+    const std::string parent = field.substr(0, begin == 0 ? 0 : begin - 1);
+    if (!node->is_object()) wrong(parent, "an object", *node);
+    const auto it = node->find(field.substr(begin, dot == std::string::npos ? dot : dot - begin));
+    if (it == node->end()) return nullptr;
+    node = &*it;
+    if (dot == std::string::npos) return node;
+    begin = dot + 1;
+  }
+}
+
+const Json& ManifestFields::require(const std::string& field, const std::string& expected) const {
+  const Json* value = find(field);
+  if (!value) throw Error(path_ + ": field '" + field + "' is missing (expected " + expected + ")");
+  return *value;
+}
+
+bool ManifestFields::has(const std::string& field) const {
+  // A step that is not an object means "absent" here, not an error.
+  const Json* node = &manifest_;
+  std::size_t begin = 0;
+  for (;;) {
+    if (!node->is_object()) return false;
+    const std::size_t dot = field.find('.', begin);
+    const auto it = node->find(field.substr(begin, dot == std::string::npos ? dot : dot - begin));
+    if (it == node->end()) return false;
+    node = &*it;
+    if (dot == std::string::npos) return true;
+    begin = dot + 1;
+  }
+}
+
+namespace {
+
+// `value` as an integer in [lo, hi], or an Error naming `field` of `f`.
+std::int64_t checked_integer(const ManifestFields& f, const std::string& field, const Json& value,
+                             std::int64_t lo, std::int64_t hi) {
+  const std::string expected =
+      "an integer from " + std::to_string(lo) + " to " + std::to_string(hi);
+  bool ok = true;
+  std::int64_t result = 0;
+  if (value.is_number_unsigned()) {
+    const auto u = value.get<std::uint64_t>();
+    ok = u <= static_cast<std::uint64_t>(INT64_MAX);
+    if (ok) result = static_cast<std::int64_t>(u);
+  } else if (value.is_number_integer()) {
+    result = value.get<std::int64_t>();
+  } else if (value.is_number_float()) {
+    // Converted only when it fits: a huge float cast to an integer is
+    // undefined behaviour. -2^63 and 2^63 are exact as doubles.
+    const double x = value.get<double>();
+    ok = x >= -9223372036854775808.0 && x < 9223372036854775808.0 && x == std::floor(x);
+    if (ok) result = static_cast<std::int64_t>(x);
+  } else {
+    ok = false;
+  }
+  if (!ok || result < lo || result > hi) f.fail(field, "expected " + expected + ", found " + shown(value));
+  return result;
+}
+
+}  // namespace
+
+std::int64_t ManifestFields::integer(const std::string& field, std::int64_t lo,
+                                     std::int64_t hi) const {
+  return checked_integer(*this, field,
+                         require(field, "an integer from " + std::to_string(lo) + " to " +
+                                            std::to_string(hi)),
+                         lo, hi);
+}
+
+double ManifestFields::number(const std::string& field) const {
+  const Json& value = require(field, "a finite number");
+  // A JSON text cannot spell inf or nan, but 1e999 parses as inf.
+  if (!value.is_number() || !std::isfinite(value.get<double>()))
+    wrong(field, "a finite number", value);
+  return value.get<double>();
+}
+
+double ManifestFields::positive(const std::string& field) const {
+  const char* expected = "a positive finite number";
+  const Json& value = require(field, expected);
+  if (!value.is_number()) wrong(field, expected, value);
+  const double x = value.get<double>();
+  if (!(x > 0) || !std::isfinite(x)) wrong(field, expected, value);
+  return x;
+}
+
+bool ManifestFields::flag(const std::string& field) const {
+  const Json& value = require(field, "true or false");
+  if (!value.is_boolean()) wrong(field, "true or false", value);
+  return value.get<bool>();
+}
+
+std::string ManifestFields::text(const std::string& field) const {
+  const Json& value = require(field, "a string");
+  if (!value.is_string()) wrong(field, "a string", value);
+  return value.get<std::string>();
+}
+
+std::string ManifestFields::choice(const std::string& field,
+                                   const std::vector<std::string>& allowed) const {
+  const std::string expected = one_of(allowed);
+  const Json& value = require(field, expected);
+  if (!value.is_string() ||
+      std::find(allowed.begin(), allowed.end(), value.get<std::string>()) == allowed.end())
+    wrong(field, expected, value);
+  return value.get<std::string>();
+}
+
+const Json& ManifestFields::object(const std::string& field) const {
+  const Json& value = require(field, "an object");
+  if (!value.is_object()) wrong(field, "an object", value);
+  return value;
+}
+
+namespace {
+
+// An array the method needs, with the shape its readers expect; `shape`
+// names the shape in the manifest's terms ("n, k").
+void check_array(const ManifestFields& f, const std::string& name, std::int64_t rows,
+                 std::int64_t cols, const std::string& shape) {
+  const std::string field = "arrays." + name;
+  if (!f.has(field))
+    throw Error(f.path() + ": field '" + field + "' is missing (expected the " + shape +
+                " array " + name + ")");
+  const std::int64_t r = f.integer(field + ".rows", 0, INT64_MAX);
+  const std::int64_t c = f.integer(field + ".cols", 0, INT64_MAX);
+  if (r != rows || c != cols)
+    f.fail(field, "expected shape (" + shape + ") = (" + std::to_string(rows) + ", " +
+                      std::to_string(cols) + "), found (" + std::to_string(r) + ", " +
+                      std::to_string(c) + ")");
+}
+
+void check_kpca(const ManifestFields& f) {
+  const std::int64_t n = f.integer("n", 2, kMaxModelDimension);
+  const std::int64_t k = f.integer("k", 1, n);
+  f.object("kernel");
+  const std::string kernel = f.choice("kernel.name", manifest_kernel_names());
+  const bool precomputed = kernel == "precomputed";
+  const bool poly = kernel == "poly", sigmoid = kernel == "sigmoid";
+  // Kernel::uses_gamma(); the readers take the fields that are present, so
+  // those a kernel does not use must still have the right type.
+  const bool uses_gamma = poly || sigmoid || kernel == "rbf" || kernel == "laplacian";
+  if (uses_gamma || f.has("kernel.gamma")) f.positive("kernel.gamma");
+  if (poly || f.has("kernel.degree")) f.integer("kernel.degree", 1, 2147483647);
+  if (poly || sigmoid || f.has("kernel.coef0")) f.number("kernel.coef0");
+  const std::int64_t d = f.integer("d", precomputed ? 0 : 1, kMaxModelDimension);
+  f.number("kernel_grand_mean");
+  check_array(f, "coefficients", n, k, "n, k");
+  check_array(f, "kernel_col_means", 1, n, "1, n");
+  check_array(f, "eigenvalues", 1, k, "1, k");
+  if (!precomputed) check_array(f, "X", n, d, "n, d");
+  if (f.has("inverse_map")) {
+    f.object("inverse_map");
+    f.positive("inverse_map.alpha");
+    check_array(f, "inverse_weights", n, d, "n, d");
+    check_array(f, "inverse_mean", 1, d, "1, d");
+  }
+}
+
+void check_mds(const ManifestFields& f) {
+  const std::int64_t n = f.integer("n", 2, kMaxModelDimension);
+  const std::int64_t k = f.integer("k", 1, n);
+  const bool points = f.choice("input", {"points", "distances"}) == "points";
+  if (points || f.has("metric")) f.choice("metric", manifest_metric_names());
+  const std::int64_t d = f.integer("d", points ? 1 : 0, kMaxModelDimension);
+  f.number("sq_distance_grand_mean");
+  check_array(f, "vectors", n, k, "n, k");
+  check_array(f, "eigenvalues", 1, k, "1, k");
+  check_array(f, "sq_distance_row_means", 1, n, "1, n");
+  if (points) check_array(f, "X", n, d, "n, d");
+}
+
+void check_pca(const ManifestFields& f) {
+  const std::int64_t n = f.integer("n", 2, kMaxModelDimension);
+  const std::int64_t d = f.integer("d", 1, kMaxModelDimension);
+  const std::int64_t k = f.integer("k", 1, std::min(n, d));
+  f.flag("whiten");
+  if (f.has("standardize")) f.flag("standardize");
+  check_array(f, "mean", 1, d, "1, d");
+  check_array(f, "scale", 1, d, "1, d");
+  check_array(f, "components", d, k, "d, k");
+  check_array(f, "eigenvalues", 1, k, "1, k");
+}
+
+// nlohmann's "[json.exception.parse_error.101] parse error at line 1,
+// column 3: syntax error ..." as "invalid JSON at line 1, column 3: syntax
+// error ...", without the library's tag.
+std::string json_syntax_error(const std::string& what) {
+  std::string text = what;
+  const std::size_t tag = text.find("] ");
+  if (text.rfind("[json.exception.", 0) == 0 && tag != std::string::npos) text.erase(0, tag + 2);
+  if (text.rfind("parse error at ", 0) == 0) return "invalid JSON at " + text.substr(15);
+  return "invalid JSON: " + text;
+}
+
+}  // namespace
 
 Json parse_manifest(const std::string& text, const std::string& path) {
   Json manifest;
   try {
     manifest = Json::parse(text);
-  } catch (const std::exception& e) {
-    throw Error(path + ": not a valid model manifest (" + e.what() + ")");
+  } catch (const Json::exception& e) {
+    // parse_error, and out_of_range for a number too large for a double.
+    throw Error(path + ": not a valid model manifest: " + json_syntax_error(e.what()));
   }
   // find() and explicit type checks, not value(): value() throws the JSON
   // library's type_error when a key holds the wrong type (e.g. "format": 1).
@@ -29,11 +279,31 @@ Json parse_manifest(const std::string& text, const std::string& path) {
   const auto arrays = manifest.find("arrays");
   if (arrays == manifest.end() || !arrays->is_object())
     throw Error(path + ": manifest lists no arrays");
+  const ManifestFields fields(manifest, path);
   for (auto it = arrays->begin(); it != arrays->end(); ++it) {
     const auto file = it->find("file");  // end() when the entry is not an object
     if (file == it->end() || !file->is_string())
       throw Error(path + ": array '" + it.key() + "' has no file name");
+    // Model reads dir/file: a tampered name must not reach outside the model.
+    const std::string name = file->get<std::string>();
+    if (name.empty() || name == "." || name == ".." ||
+        name.find_first_of(std::string("/\0", 2)) != std::string::npos)
+      fields.fail("arrays." + it.key() + ".file",
+                  "expected a plain file name inside the model directory, found " + shown(*file));
+    // Checked by hand: the key may itself hold a '.', which a field path cannot.
+    for (const char* side : {"rows", "cols"}) {
+      const auto extent = it->find(side);
+      const std::string field = "arrays." + it.key() + "." + side;
+      if (extent == it->end())
+        throw Error(path + ": field '" + field + "' is missing (expected an integer from 0 to " +
+                    std::to_string(INT64_MAX) + ")");
+      checked_integer(fields, field, *extent, 0, INT64_MAX);
+    }
   }
+  const std::string name = method == manifest.end() ? "" : method->get<std::string>();
+  if (name == "kpca") check_kpca(fields);
+  if (name == "mds") check_mds(fields);
+  if (name == "pca") check_pca(fields);
   return manifest;
 }
 

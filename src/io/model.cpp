@@ -117,19 +117,36 @@ std::string copy_to_npy(const Comm& comm, MatrixFile& source, const std::string&
   return fingerprint;
 }
 
+namespace {
+
+// The text of DIR/manifest.json. Stat first: a FIFO would block the open and
+// a directory "opens" but fails the read.
+std::string read_manifest(const std::string& dir) {
+  const std::string path = (fs::path(dir) / "manifest.json").string();
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) == 0 && !S_ISDIR(st.st_mode))
+    throw Error("cannot open model '" + dir + "': not a directory");
+  if (::stat(path.c_str(), &st) != 0)
+    throw Error("cannot open model '" + dir + "': no readable manifest.json");
+  if (!S_ISREG(st.st_mode)) throw Error(path + ": not a regular file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error("cannot open model '" + dir + "': no readable manifest.json");
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) throw Error(path + ": read error");
+  return buffer.str();
+}
+
+}  // namespace
+
 Model Model::open(const Comm& comm, const std::string& dir) {
   Model model;
   model.dir_ = dir;
   std::string text;
   collectively(comm, [&] {
     if (!comm.is_root()) return;
-    const std::string path = (fs::path(dir) / "manifest.json").string();
-    std::ifstream in(path);
-    if (!in) throw Error("cannot open model '" + dir + "': no readable manifest.json");
-    std::stringstream buffer;
-    buffer << in.rdbuf();
-    text = buffer.str();
-    const Json manifest = parse_manifest(text, path);
+    text = read_manifest(dir);
+    const Json manifest = parse_manifest(text, model.manifest_path());
     for (const auto& entry : manifest.at("arrays")) {
       const auto file = (fs::path(dir) / entry.at("file").get<std::string>()).string();
       struct stat st {};
@@ -142,10 +159,23 @@ Model Model::open(const Comm& comm, const std::string& dir) {
   return model;
 }
 
+std::string Model::manifest_path() const { return (fs::path(dir_) / "manifest.json").string(); }
+
 std::string Model::array_path(const std::string& name) const {
   if (!manifest_["arrays"].contains(name))
     throw Error("model '" + dir_ + "' has no array '" + name + "'");
   return (fs::path(dir_) / manifest_["arrays"][name].value("file", "")).string();
+}
+
+std::string Model::shape_error(const std::string& name, const MatrixFile& file) const {
+  // open() checked both as integers >= 0.
+  const Json& entry = manifest_["arrays"][name];
+  const auto rows = entry.at("rows").get<std::int64_t>(), cols = entry.at("cols").get<std::int64_t>();
+  if (file.rows() == rows && file.cols() == cols) return "";
+  return file.path() + ": shape (" + std::to_string(file.rows()) + ", " +
+         std::to_string(file.cols()) + ") differs from the (" + std::to_string(rows) + ", " +
+         std::to_string(cols) + ") of field 'arrays." + name + "' in " + manifest_path() +
+         "; the model is damaged";
 }
 
 Array Model::small(const Comm& comm, const std::string& name, std::int64_t expected_rows,
@@ -153,9 +183,9 @@ Array Model::small(const Comm& comm, const std::string& name, std::int64_t expec
   std::string path;
   collectively(comm, [&] { path = array_path(name); });
   auto file = open_matrix_file(comm, path);
-  std::string error;
-  if ((expected_rows >= 0 && file->rows() != expected_rows) ||
-      (expected_cols >= 0 && file->cols() != expected_cols))
+  std::string error = shape_error(name, *file);
+  if (error.empty() && ((expected_rows >= 0 && file->rows() != expected_rows) ||
+                        (expected_cols >= 0 && file->cols() != expected_cols)))
     error = path + ": expected shape (" + std::to_string(expected_rows) + ", " +
             std::to_string(expected_cols) + "), found (" + std::to_string(file->rows()) + ", " +
             std::to_string(file->cols()) + ")";
@@ -168,7 +198,9 @@ Array Model::small(const Comm& comm, const std::string& name, std::int64_t expec
 std::unique_ptr<MatrixFile> Model::large(const Comm& comm, const std::string& name) const {
   std::string path;
   collectively(comm, [&] { path = array_path(name); });
-  return open_matrix_file(comm, path);
+  auto file = open_matrix_file(comm, path);
+  agree(comm, shape_error(name, *file));
+  return file;
 }
 
 }  // namespace kembed::io

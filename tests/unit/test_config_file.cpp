@@ -1,6 +1,12 @@
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <string>
 
@@ -48,10 +54,81 @@ TEST(ConfigFile, ReadsKeysAndTheCommandLineWins) {
   EXPECT_EQ(error_of("input = 100% sure %d %%.csv\n"), "");
 }
 
-TEST(ConfigFile, ErrorsNameTheFile) {
-  EXPECT_EQ(error_of("colour = blue\n"), "c.ini: unrecognised option 'colour'");
-  EXPECT_EQ(error_of("components = two\n").rfind("c.ini: the argument ('two') for option", 0), 0u);
-  EXPECT_EQ(error_of("no equals sign\n").rfind("c.ini: ", 0), 0u);
+TEST(ConfigFile, ErrorsNameTheFileAndLine) {
+  EXPECT_EQ(error_of("colour = blue\n"), "c.ini:1: unrecognised option 'colour'");
+  EXPECT_EQ(error_of("# c\n\ninput = x.csv\ncolour = blue\ngamma = 1\n"),
+            "c.ini:4: unrecognised option 'colour'");
+  EXPECT_EQ(error_of("input = x\ncomponents = two\n")
+                .rfind("c.ini:2: the argument ('two') for option 'components' is invalid", 0),
+            0u)
+      << error_of("input = x\ncomponents = two\n");
+  EXPECT_EQ(error_of("input = x\n\n\nno equals sign"),
+            "c.ini:4: the options configuration file contains an invalid line 'no equals sign'");
+  // The second of two lines for one key is the bad one.
+  EXPECT_EQ(error_of("gamma = 1\ninput = x\ngamma = 2\n").rfind("c.ini:3: ", 0), 0u)
+      << error_of("gamma = 1\ninput = x\ngamma = 2\n");
+  // Line numbers count the lines of the file, CRLF line ends included.
+  EXPECT_EQ(error_of("input = x\r\n# c\r\ncolour = 1\r\n"), "c.ini:3: unrecognised option 'colour'");
+  // A byte order mark is not part of the first key.
+  EXPECT_EQ(error_of("\xEF\xBB\xBFgamma = 0.5\n"), "");
+}
+
+// Binary and non-UTF-8 files are not options files; their values would end
+// up in run.json, which holds UTF-8 only.
+TEST(ConfigFile, BinaryAndNonUtf8TextAreRejected) {
+  static const char binary[] = "input = x\ngamma = 1\0\x01\x02";
+  EXPECT_EQ(error_of(std::string(binary, sizeof binary - 1)),
+            "c.ini:2: not a text file (NUL byte)");
+  EXPECT_EQ(error_of("input = x\n# caf\xe9\n"), "c.ini:2: not UTF-8 text");  // Latin-1
+  EXPECT_EQ(error_of("input = \xc0\xaf\n"), "c.ini:1: not UTF-8 text");      // overlong '/'
+  EXPECT_EQ(error_of("input = \xed\xa0\x80\n"), "c.ini:1: not UTF-8 text");  // surrogate
+  EXPECT_EQ(error_of("input = \xf4\x90\x80\x80\n"), "c.ini:1: not UTF-8 text");  // > U+10FFFF
+  EXPECT_EQ(error_of("input = caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80.csv\n"), "");
+}
+
+namespace {
+
+std::string file_error_of(const std::string& path) {
+  po::variables_map vm;
+  try {
+    kembed::app::parse_config_file(path, options(), vm);
+  } catch (const kembed::Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST(ConfigFile, FilesThatAreNotOptionsFiles) {
+  char tmpl[] = "/tmp/kembed-config-test-XXXXXX";
+  ASSERT_NE(::mkdtemp(tmpl), nullptr);
+  const std::string dir = tmpl;
+  EXPECT_EQ(file_error_of(dir), "cannot read config '" + dir + "': is a directory");
+  EXPECT_EQ(file_error_of(dir + "/missing.ini"),
+            "cannot read config '" + dir + "/missing.ini': No such file or directory");
+  // A FIFO is refused without opening it (an open would wait for a writer).
+  const std::string fifo = dir + "/fifo.ini";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(file_error_of(fifo), "cannot read config '" + fifo + "': not a regular file");
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  const std::string big = dir + "/big.ini";
+  std::ofstream(big) << std::string((1 << 20) + 1, '#');
+  EXPECT_EQ(file_error_of(big), "cannot read config '" + big + "': larger than 1 MiB, not an options file");
+  const std::string good = dir + "/good.ini";
+  std::ofstream(good) << "gamma = 0.25\ncolour = red\n";
+  EXPECT_EQ(file_error_of(good), good + ":2: unrecognised option 'colour'");
+  std::ofstream(good) << "gamma = 0.25\n";
+  po::variables_map vm;
+  kembed::app::parse_config_file(good, options(), vm);
+  EXPECT_DOUBLE_EQ(vm["gamma"].as<double>(), 0.25);
+  if (::geteuid() != 0) {  // root reads anything
+    ASSERT_EQ(::chmod(good.c_str(), 0), 0);
+    EXPECT_EQ(file_error_of(good), "cannot read config '" + good + "': Permission denied");
+  }
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
 }
 
 // Boost.ProgramOptions 1.74 filled its message placeholders until none was
@@ -59,11 +136,11 @@ TEST(ConfigFile, ErrorsNameTheFile) {
 TEST(ConfigFile, PlaceholdersAreRejectedInsteadOfHanging) {
   const auto start = std::chrono::steady_clock::now();
   EXPECT_EQ(error_of("components = %value%\n"),
-            "c.ini: '%value%' cannot appear in an option name or value");
-  EXPECT_EQ(error_of("seed%original_token%=1\n"),
-            "c.ini: '%original_token%' cannot appear in an option name or value");
+            "c.ini:1: '%value%' cannot appear in an option name or value");
+  EXPECT_EQ(error_of("input = x\nseed%original_token%=1\n"),
+            "c.ini:2: '%original_token%' cannot appear in an option name or value");
   EXPECT_EQ(error_of("%invalid_line%\n"),
-            "c.ini: '%invalid_line%' cannot appear in an option name or value");
+            "c.ini:1: '%invalid_line%' cannot appear in an option name or value");
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
   EXPECT_THROW(reject_option_placeholders("--components=%canonical_option%", "command line"),
                kembed::Error);

@@ -1,8 +1,12 @@
 #pragma once
-/// @file The manifest.json of a saved model: format constants and the serial
-/// parser. No MPI and no file access, so tests and fuzzers call it on strings.
+/// @file The manifest.json of a saved model: format constants, the serial
+/// parser with its field-by-field schema check, and typed, checked reads of
+/// its fields. No MPI and no file access, so tests and fuzzers call it on
+/// strings.
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 namespace kembed::io {
 
@@ -12,18 +16,102 @@ using Json = nlohmann::ordered_json;
 inline constexpr const char* kModelFormat = "kembed-model";
 inline constexpr int kModelFormatVersion = 1;
 
-/// Parses and checks the text of a manifest: valid JSON; an object whose
-/// "format" is kModelFormat and whose "format_version" is kModelFormatVersion;
-/// "method", if present, a string; an "arrays" object whose every entry is an
-/// object with a string "file".
-/// `path` starts every error message. Throws kembed::Error and nothing else:
-///   PATH: not a valid model manifest (<JSON parser message>)
-///   PATH: not a kembed model manifest
-///   PATH: unsupported model format version
+/// Upper bound of n, d and k in a manifest: ScaLAPACK descriptors and the
+/// readers hold them in an int.
+inline constexpr std::int64_t kMaxModelDimension = 2147483647;
+
+/// Kernel names a kpca manifest may hold (Kernel::name of every KernelType)
+/// and metric names an MDS manifest may hold (metric_name of every Metric).
+/// io sits below kernel and spectral, so the tables are repeated here;
+/// test_manifest checks that both sides agree.
+const std::vector<std::string>& manifest_kernel_names();
+const std::vector<std::string>& manifest_metric_names();
+
+/// Typed, checked reads of the fields of a parsed manifest. A field is a key
+/// of the top-level object or a dotted path into nested objects
+/// ("kernel.gamma", "arrays.X.rows"). Every failure throws kembed::Error
+/// naming the manifest and the field:
+///   PATH: field 'FIELD' is missing (expected WHAT)
+///   PATH: field 'FIELD': expected WHAT, found VALUE
+/// (VALUE is the JSON text of the value, shortened to about 60 characters).
+/// Holds a reference: `manifest` must outlive it.
+class ManifestFields {
+ public:
+  ManifestFields(const Json& manifest, std::string path);
+
+  /// True when the field exists (every object on the way is an object).
+  bool has(const std::string& field) const;
+  /// An integer in [lo, hi]. A float with an integral value is accepted
+  /// (1.0 is 1); 1e300, 2.5 and "3" are not.
+  std::int64_t integer(const std::string& field, std::int64_t lo, std::int64_t hi) const;
+  /// A finite number.
+  double number(const std::string& field) const;
+  /// A finite number > 0.
+  double positive(const std::string& field) const;
+  /// true or false.
+  bool flag(const std::string& field) const;
+  /// A string.
+  std::string text(const std::string& field) const;
+  /// A string that is one of `allowed`.
+  std::string choice(const std::string& field, const std::vector<std::string>& allowed) const;
+  /// An object (for the caller to pass on whole, e.g. into run.json).
+  const Json& object(const std::string& field) const;
+
+  /// Throws "PATH: field 'FIELD': REASON".
+  [[noreturn]] void fail(const std::string& field, const std::string& reason) const;
+  const std::string& path() const { return path_; }
+
+ private:
+  // The value, or nullptr when missing; throws when a step on the way is
+  // not an object.
+  const Json* find(const std::string& field) const;
+  const Json& require(const std::string& field, const std::string& expected) const;
+  [[noreturn]] void wrong(const std::string& field, const std::string& expected,
+                          const Json& found) const;
+
+  const Json& manifest_;
+  std::string path_;
+};
+
+/// Parses and checks the text of a manifest. `path` starts every error
+/// message. Throws kembed::Error and nothing else.
+///
+/// Format (every manifest):
+///   PATH: not a valid model manifest: invalid JSON at line L, column C: ...
+///   PATH: not a kembed model manifest          ("format" is not kModelFormat)
+///   PATH: unsupported model format version     ("format_version" is not 1)
 ///   PATH: manifest 'method' is not a string
-///   PATH: manifest lists no arrays
+///   PATH: manifest lists no arrays              ("arrays" is not an object)
 ///   PATH: array 'NAME' has no file name
-/// Whether the listed files exist is Model::open's business.
+///   PATH: field 'arrays.NAME.file': expected a plain file name inside the
+///         model directory, found "../x.npy"
+///   PATH: field 'arrays.NAME.rows' / '.cols': integers from 0 up
+///
+/// Fields, per method (a manifest of another method is checked for format
+/// only; transform then says it does not support it):
+///   kpca  n in [2, kMaxModelDimension]; k in [1, n]; kernel an object with
+///         name one of manifest_kernel_names(); kernel.gamma positive finite
+///         (required for poly, rbf, laplacian, sigmoid); kernel.degree an
+///         integer in [1, 2^31-1] (required for poly); kernel.coef0 finite
+///         (required for poly, sigmoid); d in [1, kMaxModelDimension], or
+///         [0, ...] for a precomputed kernel; kernel_grand_mean finite;
+///         inverse_map, if present, an object with alpha positive finite.
+///         Arrays: coefficients n x k, kernel_col_means 1 x n, eigenvalues
+///         1 x k, X n x d (not for precomputed), and with inverse_map
+///         inverse_weights n x d and inverse_mean 1 x d.
+///   mds   n in [2, ...]; k in [1, n]; input "points" or "distances"; metric
+///         one of manifest_metric_names() (required for points); d in
+///         [1, ...] for points, [0, ...] for distances;
+///         sq_distance_grand_mean finite. Arrays: vectors n x k, eigenvalues
+///         1 x k, sq_distance_row_means 1 x n, X n x d (points only).
+///   pca   n in [2, ...]; d in [1, ...]; k in [1, min(n, d)]; whiten true or
+///         false; standardize, if present, true or false. Arrays: mean 1 x d,
+///         scale 1 x d, components d x k, eigenvalues 1 x k.
+/// An array's shape mismatch reads
+///   PATH: field 'arrays.coefficients': expected shape (n, k) = (20, 2), found (20, 3)
+/// After this check, every read of these fields with ManifestFields (or
+/// .at(...).get<T>() into the types above) succeeds.
+/// Whether the listed files exist and hold those shapes is Model's business.
 Json parse_manifest(const std::string& text, const std::string& path);
 
 }  // namespace kembed::io

@@ -49,24 +49,52 @@ std::string copy_to_npy(const Comm& comm, MatrixFile& source, const std::string&
 /// A model directory opened for reading (read-only; nothing is ever written).
 class Model {
  public:
-  /// Collective: rank 0 reads and checks manifest.json (format, version,
-  /// that every listed array exists); every rank gets the manifest. Errors
-  /// name the directory and are agreed.
+  /// Collective: rank 0 reads and checks manifest.json (format, version and
+  /// every field of the method: see parse_manifest; that every listed array
+  /// exists as a regular file); every rank gets the manifest. Errors name
+  /// the directory or the file and field, and are agreed.
   static Model open(const Comm& comm, const std::string& dir);
 
   const Json& manifest() const { return manifest_; }
   const std::string& dir() const { return dir_; }
+  /// DIR/manifest.json, as error messages name it.
+  std::string manifest_path() const;
   std::string method() const { return manifest_.value("method", ""); }
 
+  /// Typed, checked reads of manifest fields ("n", "kernel.gamma", ...; see
+  /// io::ManifestFields). Local and deterministic (every rank holds the same
+  /// manifest), so every rank throws the same kembed::Error, naming
+  /// DIR/manifest.json and the field, e.g.
+  ///   M/manifest.json: field 'whiten': expected true or false, found "yes"
+  /// The fields open() checked for the model's method (see parse_manifest)
+  /// cannot fail here when read with the types and ranges checked there.
+  ManifestFields fields() const { return ManifestFields(manifest_, manifest_path()); }
+  bool has(const std::string& field) const { return fields().has(field); }
+  std::int64_t integer(const std::string& field, std::int64_t lo, std::int64_t hi) const {
+    return fields().integer(field, lo, hi);
+  }
+  double number(const std::string& field) const { return fields().number(field); }
+  double positive(const std::string& field) const { return fields().positive(field); }
+  bool flag(const std::string& field) const { return fields().flag(field); }
+  std::string text(const std::string& field) const { return fields().text(field); }
+  std::string choice(const std::string& field, const std::vector<std::string>& allowed) const {
+    return fields().choice(field, allowed);
+  }
+  const Json& object(const std::string& field) const { return fields().object(field); }
+
   /// Collective: a small array, read by rank 0 and broadcast to all ranks.
-  /// Checks its shape when expected_rows/cols >= 0.
+  /// Checks that the file's shape is the one the manifest lists, and
+  /// expected_rows/cols when >= 0.
   Array small(const Comm& comm, const std::string& name, std::int64_t expected_rows = -1,
               std::int64_t expected_cols = -1) const;
-  /// Collective: a large array, opened for parallel reading.
+  /// Collective: a large array, opened for parallel reading; its shape is
+  /// checked against the manifest's.
   std::unique_ptr<MatrixFile> large(const Comm& comm, const std::string& name) const;
 
  private:
   std::string array_path(const std::string& name) const;
+  // "" or the message when `file`'s shape differs from the manifest's.
+  std::string shape_error(const std::string& name, const MatrixFile& file) const;
   std::string dir_;
   Json manifest_;
 };
