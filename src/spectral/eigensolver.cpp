@@ -70,12 +70,11 @@ Eigenpairs top_eigenpairs(DistMatrix& a, int k, Solver solver, const KrylovSetti
       return result;
     }
   }
+  if (solver == Solver::evd) return top_eigenpairs(a, [k](const std::vector<double>&) { return k; });
   Eigenpairs result{{}, DistMatrix(a.grid(), n, k, nb, nb), {}, false, solver, {}, 0, 0};
-  // ScaLAPACK returns ascending order; column `first + k - 1 - j` of z holds
-  // the j-th largest.
+  // elpa: column j of z belongs to the j-th largest eigenvalue; evr returns
+  // ascending order, so there column k - 1 - j does.
   DistMatrix z(a.grid(), n, n, nb, nb);
-  std::vector<double> ascending;
-  std::int64_t first = 0;
   if (solver == Solver::elpa) {
     // ELPA computes the smallest eigenpairs: ask for those of -A.
     for (int lj = 0; lj < a.local_cols(); ++lj)
@@ -87,17 +86,28 @@ Eigenpairs top_eigenpairs(DistMatrix& a, int k, Solver solver, const KrylovSetti
     }
     return result;
   }
-  if (solver == Solver::evd) {
-    ascending = scalapack::syevd(a, z);
-    first = n - k;
-    result.spectrum.assign(ascending.rbegin(), ascending.rend());
-  } else {
-    ascending = scalapack::syevr(a, static_cast<int>(n - k + 1), static_cast<int>(n), z);
-  }
+  const auto ascending = scalapack::syevr(a, static_cast<int>(n - k + 1), static_cast<int>(n), z);
   const std::int64_t offset = static_cast<std::int64_t>(ascending.size()) - k;
   for (int j = 0; j < k; ++j) {
     result.values.push_back(ascending[offset + k - 1 - j]);
-    copy(z, 0, first + k - 1 - j, n, 1, result.vectors, 0, j);
+    copy(z, 0, k - 1 - j, n, 1, result.vectors, 0, j);
+  }
+  return result;
+}
+
+Eigenpairs top_eigenpairs(DistMatrix& a, const SpectrumRule& choose_k) {
+  const std::int64_t n = a.rows();
+  const int nb = a.row_dist().block_size();
+  DistMatrix z(a.grid(), n, n, nb, nb);
+  const auto ascending = scalapack::syevd(a, z);
+  std::vector<double> spectrum(ascending.rbegin(), ascending.rend());
+  const int k = choose_k(spectrum);
+  // ScaLAPACK returns ascending order: column n - 1 - j of z holds the j-th largest.
+  Eigenpairs result{{}, DistMatrix(a.grid(), n, k, nb, nb), std::move(spectrum), false,
+                    Solver::evd, {}, 0, 0};
+  for (int j = 0; j < k; ++j) {
+    result.values.push_back(result.spectrum[j]);
+    copy(z, 0, n - 1 - j, n, 1, result.vectors, 0, j);
   }
   return result;
 }

@@ -1,14 +1,12 @@
 #include "kembed/spectral/feature_reconstruction.hpp"
 
-#include <mpi.h>
-
 #include <algorithm>
 #include <climits>
 #include <cmath>
 #include <limits>
 
 #include "kembed/kernel/assemble.hpp"
-#include "linalg/fortran.hpp"
+#include "kembed/linalg/lapack.hpp"
 
 namespace kembed {
 
@@ -88,11 +86,8 @@ FeatureReconstruction::FeatureReconstruction(const KpcaModelStats& model,
 std::vector<std::int64_t> FeatureReconstruction::nearest_training(
     const std::vector<std::vector<std::int64_t>>& excluded) const {
   const int k = model_.k;
-  struct {
-    double value;
-    int index;
-  } init{std::numeric_limits<double>::infinity(), INT_MAX};
-  std::vector<decltype(init)> best(m_, init);
+  const Comm::ValueIndex init{std::numeric_limits<double>::infinity(), INT_MAX};
+  std::vector<Comm::ValueIndex> best(m_, init);
   for (int lq = 0; lq < gamma_.local_cols(); ++lq) {
     const std::int64_t q = gamma_.col_dist().to_global(lq);
     const double* z = &z_[std::size_t(q) * c_];
@@ -111,8 +106,7 @@ std::vector<std::int64_t> FeatureReconstruction::nearest_training(
   }
   // MINLOC keeps the smaller index on equal values, so the choice does not
   // depend on the grid.
-  MPI_Allreduce(MPI_IN_PLACE, best.data(), static_cast<int>(m_), MPI_DOUBLE_INT, MPI_MINLOC,
-                gamma_.grid().comm().get());
+  gamma_.grid().comm().minloc_in_place(best);
   std::vector<std::int64_t> index(m_);
   for (std::int64_t q = 0; q < m_; ++q)
     index[q] = best[q].index == INT_MAX ? -1 : best[q].index;
@@ -159,11 +153,9 @@ WeightedSums FeatureReconstruction::weighted_sums(const std::vector<double>& y,
   std::vector<double> packed(std::size_t(m_) * width, 0.0);
   if (rows > 0 && cols > 0) {
     std::vector<double> numerator(std::size_t(d) * cols);
-    const double one = 1, zero = 0;
-    const int ld = kxy_.ld();
     // (d x rows, column-major view of the row-major panel) * (rows x cols).
-    dgemm_("N", "N", &d, &cols, &rows, &one, x_panel_.data(), &d, kxy_.data(), &ld, &zero,
-           numerator.data(), &d, 1, 1);
+    lapack::gemm('N', 'N', d, cols, rows, 1.0, x_panel_.data(), d, kxy_.data(), kxy_.ld(), 0.0,
+                 numerator.data(), d);
     for (int lq = 0; lq < cols; ++lq) {
       double* out = &packed[std::size_t(gamma_.col_dist().to_global(lq)) * width];
       std::copy(&numerator[std::size_t(lq) * d], &numerator[std::size_t(lq) * d] + d, out);

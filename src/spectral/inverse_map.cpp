@@ -1,7 +1,5 @@
 #include "kembed/spectral/inverse_map.hpp"
 
-#include <mpi.h>
-
 #include "kembed/core/error.hpp"
 #include "kembed/kernel/assemble.hpp"
 #include "kembed/linalg/scalapack.hpp"
@@ -72,7 +70,7 @@ std::vector<double> apply_inverse_map(const Kernel& kernel, const std::vector<do
 
   std::vector<double> full = out.gather_to_root();  // column-major m x d on rank 0
   full.resize(std::size_t(m) * d);
-  MPI_Bcast(full.data(), static_cast<int>(full.size()), MPI_DOUBLE, 0, comm.get());
+  comm.broadcast(full.data(), full.size());
   std::vector<double> points(std::size_t(m) * d);
   for (std::int64_t q = 0; q < m; ++q)
     for (std::int64_t t = 0; t < d; ++t)

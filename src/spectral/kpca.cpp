@@ -1,17 +1,14 @@
 #include "kembed/spectral/kpca.hpp"
 
 #include <cmath>
-#include <limits>
 #include <sstream>
 
 #include "kembed/core/error.hpp"
 #include "kembed/kernel/assemble.hpp"
-#include "kembed/linalg/reductions.hpp"
 #include "kembed/linalg/symmetry.hpp"
 #include "kembed/spectral/centering.hpp"
 #include "kembed/spectral/memory_plan.hpp"
-#include "kembed/spectral/residuals.hpp"
-#include "kembed/spectral/sign_convention.hpp"
+#include "kembed/spectral/spectral_step.hpp"
 
 namespace kembed {
 
@@ -89,71 +86,35 @@ KpcaResult fit_kpca(io::MatrixFile& file, const BlacsGrid& grid, const KpcaSetti
     result.col_means = std::move(stats.col_means);
     result.grand_mean = stats.grand_mean;
   }
-  result.trace = trace(kmat);
-  result.frobenius_norm = frobenius_norm(kmat);
 
-  timer.start("solve");
-  Eigenpairs pairs = top_eigenpairs(kmat, k, settings.solver, settings.krylov);
-  result.solver_used = solver_name(pairs.used);
-  result.solver_note = pairs.note;
-  result.iterations = pairs.iterations;
-  result.matvecs = pairs.matvecs;
-  result.eigenvalues = pairs.values;
-  result.spectrum = pairs.spectrum;
+  SpectralRequest request{k, settings.solver, settings.krylov};
+  // z = K~ a with a = v / sqrt(lambda) needs numerically positive eigenvalues.
+  request.too_few_positive = [k](const PositiveShortfall& s) {
+    return "--components " + std::to_string(k) + " asks for more components than the " +
+           std::to_string(s.total.value_or(s.positive)) +
+           " positive eigenvalues of the centered kernel matrix (eigenvalue " +
+           std::to_string(s.positive + 1) + " is " + std::to_string(s.value) +
+           "); use --components " + std::to_string(std::max(s.positive, 1)) + " or fewer";
+  };
+  request.rebuild = [&](DistMatrix& a) {
+    build_kernel(file, result.kernel, a, nullptr, false);
+    center_kernel(a);
+  };
+  SpectralStep step = spectral_step(kmat, request, timer);
+  record_solve(step, result);
+  result.trace = step.trace;
+  result.frobenius_norm = step.frobenius_norm;
+  result.eigenvalues = step.values;
+  for (double v : result.eigenvalues) result.explained_ratio.push_back(v / result.trace);
 
-  // Components must have numerically positive eigenvalues: z = K~ a with
-  // a = v / sqrt(lambda) is undefined otherwise.
-  const double largest = std::abs(pairs.values[0]);
-  const double threshold = static_cast<double>(n) * std::numeric_limits<double>::epsilon() *
-                           std::max(largest, result.frobenius_norm);
-  int positive = 0;
-  for (double v : pairs.values) positive += v > threshold ? 1 : 0;
-  if (positive < k) {
-    std::string count = std::to_string(positive);
-    if (!pairs.spectrum.empty()) {
-      int all_positive = 0;
-      for (double v : pairs.spectrum) all_positive += v > threshold ? 1 : 0;
-      count = std::to_string(all_positive);
-    }
-    agree(comm, "--components " + std::to_string(k) + " asks for more components than the " +
-                    count + " positive eigenvalues of the centered kernel matrix (eigenvalue " +
-                    std::to_string(positive + 1) + " is " +
-                    std::to_string(pairs.values[positive]) + "); use --components " +
-                    std::to_string(std::max(positive, 1)) + " or fewer");
+  // Row-major n x k on rank 0: z = sqrt(lambda) v and a = v / sqrt(lambda).
+  result.embedding = row_major_on_root(step.vectors);
+  result.coefficients = result.embedding;
+  for (std::size_t t = 0; t < result.embedding.size(); ++t) {
+    const double scale = std::sqrt(result.eigenvalues[t % k]);
+    result.embedding[t] *= scale;
+    result.coefficients[t] /= scale;
   }
-  for (double v : pairs.values) result.explained_ratio.push_back(v / result.trace);
-  if (pairs.spectrum.size() > static_cast<std::size_t>(k)) {
-    result.smallest_gap = std::numeric_limits<double>::infinity();
-    for (int j = 0; j < k; ++j)
-      result.smallest_gap = std::min(
-          result.smallest_gap, (pairs.spectrum[j] - pairs.spectrum[j + 1]) / largest);
-  }
-
-  timer.start("project");
-  fix_signs(pairs.vectors);
-  const auto v = pairs.vectors.gather_to_root();
-  if (comm.is_root()) {
-    result.embedding.resize(std::size_t(n) * k);
-    result.coefficients.resize(std::size_t(n) * k);
-    for (int j = 0; j < k; ++j) {
-      const double scale = std::sqrt(result.eigenvalues[j]);
-      for (std::int64_t i = 0; i < n; ++i) {
-        result.embedding[std::size_t(i) * k + j] = v[std::size_t(j) * n + i] * scale;
-        result.coefficients[std::size_t(i) * k + j] = v[std::size_t(j) * n + i] / scale;
-      }
-    }
-  }
-
-  // Residuals need K~ again. pdsyevd and pdsyevr overwrote it: rebuild it in
-  // place rather than keep a third n x n matrix.
-  timer.start("residual");
-  if (!pairs.input_preserved) {
-    build_kernel(file, result.kernel, kmat, nullptr, false);
-    center_kernel(kmat);
-  }
-  const auto norms = residual_norms(kmat, pairs.vectors, pairs.values);
-  for (double r : norms) result.residuals.push_back(r / result.frobenius_norm);
-  reject_inaccurate_pairs(comm, result.residuals, result.solver_used);
   timer.stop();
   return result;
 }

@@ -170,8 +170,8 @@ class BlockKrylov {
       }
     std::vector<double> theta = lapack::syevd(t, m);  // ascending; t holds S
     // Identical Ritz data on every rank, whatever each rank's LAPACK did.
-    MPI_Bcast(theta.data(), m, MPI_DOUBLE, 0, comm_.get());
-    MPI_Bcast(t.data(), m * m, MPI_DOUBLE, 0, comm_.get());
+    comm_.broadcast(theta.data(), theta.size());
+    comm_.broadcast(t.data(), t.size());
     // Best b, descending: columns m-1, m-2, ... of S.
     std::vector<double> s_best(std::size_t(m) * b_), theta_best(b_);
     for (int j = 0; j < b_; ++j) {
@@ -194,16 +194,19 @@ class BlockKrylov {
     result.norm_estimate = std::max(std::abs(theta[m - 1]), std::abs(theta[0]));
     result.values.assign(theta_best.begin(), theta_best.begin() + k_);
     result.residuals.resize(k_);
-    bool converged = true;
+    int converged = 0;
+    double worst = 0;
     for (int j = 0; j < k_; ++j) {
       result.residuals[j] = std::sqrt(norms[j]) / std::max(result.norm_estimate, 1e-300);
-      converged = converged && result.residuals[j] <= settings_.tol;
+      converged += result.residuals[j] <= settings_.tol ? 1 : 0;
+      worst = std::max(worst, result.residuals[j]);
     }
+    if (settings_.progress) settings_.progress(result.cycles, converged, k_, worst);
     for (int j = 0; j < b_; ++j) {
       std::copy_n(&y[std::size_t(j) * std::max(rows, 1)], rows, v_.col(j));
       std::copy_n(&ay[std::size_t(j) * std::max(rows, 1)], rows, av_.col(j));
     }
-    return converged;
+    return converged == k_;
   }
 
   const DistMatrix& a_;

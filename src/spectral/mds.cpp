@@ -2,22 +2,18 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <sstream>
 
 #include "kembed/core/error.hpp"
 #include "kembed/kernel/assemble.hpp"
-#include "kembed/linalg/reductions.hpp"
 #include "kembed/linalg/scalapack.hpp"
 #include "kembed/spectral/centering.hpp"
 #include "kembed/spectral/distance_checks.hpp"
-#include "kembed/spectral/residuals.hpp"
-#include "kembed/spectral/sign_convention.hpp"
+#include "kembed/spectral/spectral_step.hpp"
 
 namespace kembed {
 
 namespace {
-
 
 std::string exact(double v) {
   std::ostringstream s;
@@ -122,31 +118,28 @@ MdsResult fit_mds(io::MatrixFile& file, const BlacsGrid& grid, const MdsSettings
     for (double& v : result.sq_row_means) v *= -2;
     result.sq_grand_mean = -2 * stats.grand_mean;
   }
-  result.trace = trace(b);
-  result.frobenius_norm = frobenius_norm(b);
 
-  timer.start("solve");
-  Eigenpairs pairs = top_eigenpairs(b, k, settings.solver, settings.krylov);
-  result.solver_used = solver_name(pairs.used);
-  result.eigenvalues = pairs.values;
-  result.spectrum = pairs.spectrum;
-  result.zero_threshold = static_cast<double>(n) * std::numeric_limits<double>::epsilon() *
-                          std::max(std::abs(pairs.values[0]), result.frobenius_norm);
-
+  SpectralRequest request{k, settings.solver, settings.krylov};
   // Y = V sqrt(Lambda) needs lambda > 0. When fewer than k of the top k are
   // positive, that count is also the number of positive eigenvalues of B.
-  int positive = 0;
-  for (double v : pairs.values) positive += v > result.zero_threshold ? 1 : 0;
-  if (positive < k) {
-    std::string advice = positive > 0
-                             ? "; use --components " + std::to_string(positive) + " or fewer"
-                             : "; no embedding exists (are all distances 0?)";
-    agree(comm, "--components " + std::to_string(k) + " asks for more components than the " +
-                    std::to_string(positive) +
-                    " positive eigenvalues of B = -1/2 J D^(2) J (eigenvalue " +
-                    std::to_string(positive + 1) + " is " + exact(pairs.values[positive]) + ")" +
-                    advice);
-  }
+  request.too_few_positive = [k](const PositiveShortfall& s) {
+    const std::string advice =
+        s.positive > 0 ? "; use --components " + std::to_string(s.positive) + " or fewer"
+                       : "; no embedding exists (are all distances 0?)";
+    return "--components " + std::to_string(k) + " asks for more components than the " +
+           std::to_string(s.positive) + " positive eigenvalues of B = -1/2 J D^(2) J (eigenvalue " +
+           std::to_string(s.positive + 1) + " is " + exact(s.value) + ")" + advice;
+  };
+  request.rebuild = [&](DistMatrix& a) {
+    build_distances(file, settings, a, nullptr, nullptr);
+    double_center(a);
+  };
+  SpectralStep step = spectral_step(b, request, timer);
+  record_solve(step, result);
+  result.trace = step.trace;
+  result.frobenius_norm = step.frobenius_norm;
+  result.zero_threshold = step.zero_threshold;
+  result.eigenvalues = step.values;
   if (!result.spectrum.empty()) {
     spectrum_figures(result, k);
     for (double v : result.eigenvalues) result.explained_ratio.push_back(v / *result.positive_sum);
@@ -155,31 +148,11 @@ MdsResult fit_mds(io::MatrixFile& file, const BlacsGrid& grid, const MdsSettings
     for (double v : result.eigenvalues) result.explained_ratio.push_back(v / result.trace);
   }
 
-  timer.start("project");
-  fix_signs(pairs.vectors);
-  const auto v = pairs.vectors.gather_to_root();  // column-major n x k
-  if (comm.is_root()) {
-    result.embedding.resize(std::size_t(n) * k);
-    result.vectors.resize(std::size_t(n) * k);
-    for (int j = 0; j < k; ++j) {
-      const double scale = std::sqrt(result.eigenvalues[j]);
-      for (std::int64_t i = 0; i < n; ++i) {
-        result.vectors[std::size_t(i) * k + j] = v[std::size_t(j) * n + i];
-        result.embedding[std::size_t(i) * k + j] = v[std::size_t(j) * n + i] * scale;
-      }
-    }
-  }
-
-  // evd, evr and elpa overwrote B: rebuild it in place rather than keep a
-  // second n x n matrix (krylov kept it), then check the eigenpairs against it.
-  timer.start("residual");
-  if (!pairs.input_preserved) {
-    build_distances(file, settings, b, nullptr, nullptr);
-    double_center(b);
-  }
-  const auto norms = residual_norms(b, pairs.vectors, pairs.values);
-  for (double r : norms) result.residuals.push_back(r / result.frobenius_norm);
-  reject_inaccurate_pairs(comm, result.residuals, result.solver_used);
+  // Row-major n x k on rank 0: V_k and Y = V_k sqrt(Lambda_k).
+  result.vectors = row_major_on_root(step.vectors);
+  result.embedding = result.vectors;
+  for (std::size_t t = 0; t < result.embedding.size(); ++t)
+    result.embedding[t] *= std::sqrt(result.eigenvalues[t % k]);
   timer.stop();
   return result;
 }

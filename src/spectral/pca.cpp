@@ -9,8 +9,9 @@
 #include "kembed/kernel/assemble.hpp"
 #include "kembed/linalg/reductions.hpp"
 #include "kembed/linalg/scalapack.hpp"
-#include "kembed/spectral/residuals.hpp"
+#include "kembed/spectral/magnitude.hpp"
 #include "kembed/spectral/sign_convention.hpp"
+#include "kembed/spectral/spectral_step.hpp"
 
 namespace kembed {
 
@@ -35,7 +36,6 @@ std::string pca_route_name(PcaRoute route) {
 
 namespace {
 
-
 std::string number(double v) {
   std::ostringstream s;
   s.precision(17);
@@ -59,19 +59,6 @@ void check_settings(const io::MatrixFile& file, const PcaSettings& s, const Comm
             " must be between 1 and min(n, d) = " + std::to_string(most) + " for the " +
             std::to_string(n) + " x " + std::to_string(d) + " data in " + file.path();
   agree(comm, error);
-}
-
-// The whole matrix on rank 0, row-major (empty elsewhere).
-std::vector<double> row_major_on_root(const DistMatrix& a) {
-  const auto column_major = a.gather_to_root();
-  std::vector<double> out;
-  if (!a.grid().comm().is_root()) return out;
-  const std::int64_t m = a.rows(), n = a.cols();
-  out.resize(column_major.size());
-  for (std::int64_t i = 0; i < m; ++i)
-    for (std::int64_t j = 0; j < n; ++j)
-      out[std::size_t(i) * n + j] = column_major[std::size_t(j) * m + i];
-  return out;
 }
 
 // Multiplies local column j of `a` by factor[j]. No communication.
@@ -104,36 +91,6 @@ int select_by_variance(const std::vector<double>& spectrum, double total, double
   return most;
 }
 
-// The kept eigenpairs of the scatter matrix.
-struct Kept {
-  std::vector<double> values;    // k explained variances, descending
-  DistMatrix vectors;            // m x k
-  std::vector<double> spectrum;  // all m, descending (when computed)
-  Solver used = Solver::evd;
-};
-
-// Top eigenpairs of `s` (possibly destroyed): k given, or chosen by
-// --variance from the full spectrum (pdsyevd).
-Kept solve(DistMatrix& s, const PcaSettings& settings, double total, int most) {
-  if (settings.variance == 0) {
-    Eigenpairs pairs = top_eigenpairs(s, settings.components, settings.solver, settings.krylov);
-    return {std::move(pairs.values), std::move(pairs.vectors), std::move(pairs.spectrum),
-            pairs.used};
-  }
-  const std::int64_t m = s.rows();
-  const int nb = s.row_dist().block_size();
-  DistMatrix z(s.grid(), m, m, nb, nb);
-  const auto ascending = scalapack::syevd(s, z);
-  std::vector<double> spectrum(ascending.rbegin(), ascending.rend());
-  const int k = select_by_variance(spectrum, total, settings.variance, most);
-  Kept kept{{}, DistMatrix(s.grid(), m, k, nb, nb), std::move(spectrum), Solver::evd};
-  for (int j = 0; j < k; ++j) {
-    kept.values.push_back(kept.spectrum[j]);
-    copy(z, 0, m - 1 - j, m, 1, kept.vectors, 0, j);
-  }
-  return kept;
-}
-
 }  // namespace
 
 ColumnStats column_stats(const DistMatrix& x, bool standardize, const std::string& source) {
@@ -162,8 +119,8 @@ ColumnStats column_stats(const DistMatrix& x, bool standardize, const std::strin
       squares[j] += (v - stats.mean[j]) * (v - stats.mean[j]);
     }
   }
-  MPI_Allreduce(MPI_IN_PLACE, low.data(), static_cast<int>(d), MPI_DOUBLE, MPI_MIN, comm.get());
-  MPI_Allreduce(MPI_IN_PLACE, high.data(), static_cast<int>(d), MPI_DOUBLE, MPI_MAX, comm.get());
+  comm.min_in_place(low);
+  comm.max_in_place(high);
   comm.sum_in_place(squares);
   std::string error;
   for (std::size_t j = 0; j < d; ++j) {
@@ -227,6 +184,7 @@ PcaResult fit_pca(io::MatrixFile& file, const BlacsGrid& grid, const PcaSettings
   timer.start("distribute");
   DistMatrix xc(grid, n, d, nb, nb);
   read_block_cyclic(file, xc);
+  check_pca_magnitude(xc, file.path());
 
   timer.start("center");
   ColumnStats stats = column_stats(xc, settings.standardize, file.path());
@@ -244,40 +202,32 @@ PcaResult fit_pca(io::MatrixFile& file, const BlacsGrid& grid, const PcaSettings
   const std::int64_t m = gram ? n : d;
   DistMatrix s(grid, m, m, nb, nb);
   form_scatter(xc, result.route, s);
-  const double s_norm = frobenius_norm(s);
 
-  timer.start("solve");
-  Kept pairs = solve(s, settings, result.total_variance, most);
-  result.solver_used = solver_name(pairs.used);
-  const int k = static_cast<int>(pairs.values.size());
-  result.k = k;
-  result.explained_variance = pairs.values;
-  result.spectrum = pairs.spectrum;
-  for (double v : pairs.values) result.explained_ratio.push_back(v / result.total_variance);
-
+  SpectralRequest request{settings.components, settings.solver, settings.krylov};
+  if (settings.variance > 0)
+    request.choose_k = [&](const std::vector<double>& spectrum) {
+      return select_by_variance(spectrum, result.total_variance, settings.variance, most);
+    };
+  request.threshold_size = static_cast<double>(std::max(n, d));
   // The Gram route divides by sqrt(eigenvalue), and so does whitening: those
   // components need numerically positive variance.
-  if (gram || settings.whiten) {
-    const double threshold = static_cast<double>(std::max(n, d)) *
-                             std::numeric_limits<double>::epsilon() *
-                             std::max(std::abs(pairs.values[0]), s_norm);
-    int positive = 0;
-    while (positive < k && pairs.values[positive] > threshold) ++positive;
-    if (positive < k) {
-      int available = positive;
-      if (!pairs.spectrum.empty()) {
-        available = 0;
-        for (double v : pairs.spectrum) available += v > threshold ? 1 : 0;
-      }
-      agree(comm, "component " + std::to_string(positive + 1) + " has explained variance " +
-                      number(pairs.values[positive]) + ", numerically zero; " +
-                      (gram ? "the Gram route" : "--whiten") +
-                      " needs positive variances and the data have " +
-                      (pairs.spectrum.empty() ? "at most " : "") + std::to_string(available) +
-                      " such directions; use --components " +
-                      std::to_string(std::max(available, 1)) + " or fewer");
-    }
-  }
+  if (gram || settings.whiten)
+    request.too_few_positive = [&](const PositiveShortfall& f) {
+      const int available = f.total.value_or(f.positive);
+      return "component " + std::to_string(f.positive + 1) + " has explained variance " +
+             number(f.value) + ", numerically zero; " + (gram ? "the Gram route" : "--whiten") +
+             " needs positive variances and the data have " + (f.total ? "" : "at most ") +
+             std::to_string(available) + " such directions; use --components " +
+             std::to_string(std::max(available, 1)) + " or fewer";
+    };
+  request.rebuild = [&](DistMatrix& a) { form_scatter(xc, result.route, a); };
+  request.fix_signs = gram;  // the covariance route signs the embedding Xc U instead
+  SpectralStep step = spectral_step(s, request, timer);
+  const int k = static_cast<int>(step.values.size());
+  result.k = k;
+  record_solve(step, result);
+  result.explained_variance = step.values;
+  for (double v : step.values) result.explained_ratio.push_back(v / result.total_variance);
 
   // Probabilistic PCA (Tipping & Bishop): sigma^2 is the mean of the d - k
   // discarded covariance eigenvalues. Their sum is the tail of the spectrum
@@ -285,47 +235,39 @@ PcaResult fit_pca(io::MatrixFile& file, const BlacsGrid& grid, const PcaSettings
   // the total minus the kept ones.
   if (k < d) {
     double discarded = 0;
-    if (!pairs.spectrum.empty()) {
-      for (std::size_t j = k; j < pairs.spectrum.size(); ++j) discarded += pairs.spectrum[j];
+    if (!step.spectrum.empty()) {
+      for (std::size_t j = k; j < step.spectrum.size(); ++j) discarded += step.spectrum[j];
     } else {
       double kept = 0;
-      for (double v : pairs.values) kept += v;
+      for (double v : step.values) kept += v;
       discarded = result.total_variance - kept;
     }
     result.noise_variance = std::max(0.0, discarded) / static_cast<double>(d - k);
   }
 
-  timer.start("residual");
-  form_scatter(xc, result.route, s);  // evd and evr overwrote it
-  for (double r : residual_norms(s, pairs.vectors, pairs.values))
-    result.residuals.push_back(s_norm > 0 ? r / s_norm : r);
-  reject_inaccurate_pairs(comm, result.residuals, result.solver_used);
-
-  timer.start("project");
   const double n1 = static_cast<double>(n - 1);
   DistMatrix axes(grid, d, k, nb, nb);
   DistMatrix z(grid, n, k, nb, nb);
   if (gram) {
     // V has unit columns with G V = V diag(ev), G = Xc Xc^T / (n-1):
     // Z = V sqrt((n-1) ev) and U = Xc^T V / sqrt((n-1) ev).
-    fix_signs(pairs.vectors);
     std::vector<double> up(k), down(k);
     for (int j = 0; j < k; ++j) {
-      up[j] = std::sqrt(n1 * pairs.values[j]);
+      up[j] = std::sqrt(n1 * step.values[j]);
       down[j] = 1 / up[j];
     }
-    scalapack::gemm('T', 'N', 1.0, xc, pairs.vectors, 0.0, axes);
+    scalapack::gemm('T', 'N', 1.0, xc, step.vectors, 0.0, axes);
     scale_columns(axes, down);
-    copy(pairs.vectors, 0, 0, n, k, z, 0, 0);
+    copy(step.vectors, 0, 0, n, k, z, 0, 0);
     scale_columns(z, up);
   } else {
-    copy(pairs.vectors, 0, 0, d, k, axes, 0, 0);
+    copy(step.vectors, 0, 0, d, k, axes, 0, 0);
     scalapack::gemm('N', 'N', 1.0, xc, axes, 0.0, z);
     scale_columns(axes, fix_signs(z));  // the axis follows its embedding column
   }
   if (settings.whiten) {
     std::vector<double> inverse_std(k);
-    for (int j = 0; j < k; ++j) inverse_std[j] = 1 / std::sqrt(pairs.values[j]);
+    for (int j = 0; j < k; ++j) inverse_std[j] = 1 / std::sqrt(step.values[j]);
     scale_columns(z, inverse_std);
   }
   result.embedding = row_major_on_root(z);

@@ -15,8 +15,7 @@ std::vector<double> fix_signs(DistMatrix& v) {
       double& m = largest[v.col_dist().to_global(lj)];
       m = std::max(m, std::abs(v.local(li, lj)));
     }
-  MPI_Allreduce(MPI_IN_PLACE, largest.data(), static_cast<int>(cols), MPI_DOUBLE, MPI_MAX,
-                comm.get());
+  comm.max_in_place(largest);
   // The first row index whose magnitude ties with the largest.
   std::vector<long long> first(cols, std::numeric_limits<long long>::max());
   for (int lj = 0; lj < v.local_cols(); ++lj) {
@@ -25,8 +24,7 @@ std::vector<double> fix_signs(DistMatrix& v) {
       if (std::abs(v.local(li, lj)) >= largest[j] * (1 - kSignTieTolerance))
         first[j] = std::min<long long>(first[j], v.row_dist().to_global(li));
   }
-  MPI_Allreduce(MPI_IN_PLACE, first.data(), static_cast<int>(cols), MPI_LONG_LONG, MPI_MIN,
-                comm.get());
+  comm.min_in_place(first);
   // The owner of that entry knows its sign.
   std::vector<double> sign(cols, 0.0);
   for (int lj = 0; lj < v.local_cols(); ++lj) {

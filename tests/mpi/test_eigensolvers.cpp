@@ -2,12 +2,15 @@
 // including clustered and repeated eigenvalues, on every grid.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include "kembed/core/error.hpp"
 #include "kembed/linalg/elpa.hpp"
 #include "kembed/spectral/eigensolver.hpp"
 #include "kembed/spectral/krylov.hpp"
+#include "kembed/spectral/spectral_step.hpp"
 #include "serial_reference.hpp"
 #include "test_support.hpp"
 
@@ -163,4 +166,168 @@ TEST(Elpa, GridWithAnEmptyProcessColumnFallsBackToEvr) {
   EXPECT_EQ(pairs.used, world.size() > 2 ? Solver::evr : Solver::elpa) << pairs.note;
   EXPECT_NEAR(pairs.values[0], 10.0, 1e-12);
   EXPECT_NEAR(pairs.values[1], 9.0, 1e-12);
+}
+
+TEST(Krylov, ReportsProgressAfterEveryCycleOnEveryRank) {
+  const Comm world = Comm::world();
+  const int n = 60, k = 3;
+  std::vector<double> lambda(n);
+  for (int i = 0; i < n; ++i) lambda[i] = std::pow(0.7, n - 1 - i);
+  const auto a = with_spectrum(lambda, 11);
+  BlacsGrid grid(world);
+  DistMatrix m(grid, n, n, 4, 4);
+  m.scatter_from_root(a.a);
+  KrylovSettings settings;
+  settings.block = 4;  // a small basis: several cycles
+  settings.depth = 3;
+  std::vector<double> calls;  // flattened (cycle, converged, wanted, max_residual)
+  settings.progress = [&](int cycle, int converged, int wanted, double worst) {
+    calls.insert(calls.end(), {double(cycle), double(converged), double(wanted), worst});
+  };
+  const KrylovResult r = krylov_top_eigenpairs(m, k, settings);
+  ASSERT_TRUE(r.converged);
+  ASSERT_GT(r.cycles, 1);
+  ASSERT_EQ(calls.size(), std::size_t(4) * r.cycles);
+  for (int c = 0; c < r.cycles; ++c) {
+    EXPECT_EQ(calls[4 * c], c + 1);
+    EXPECT_EQ(calls[4 * c + 2], k);
+    // It stops at the first cycle where all k meet tol.
+    const bool last = c + 1 == r.cycles;
+    EXPECT_EQ(calls[4 * c + 1] == k, last) << "cycle " << c + 1;
+    EXPECT_EQ(calls[4 * c + 3] <= settings.tol, last) << "cycle " << c + 1;
+  }
+  EXPECT_EQ(calls.back(), *std::max_element(r.residuals.begin(), r.residuals.end()));
+  // The same reports on every rank.
+  std::vector<double> root = calls;
+  world.broadcast(root);
+  EXPECT_EQ(calls, root);
+}
+
+namespace {
+
+// Largest-magnitude entry of each column positive (first within 1e-8 decides).
+bool follows_sign_convention(const std::vector<double>& v, int n, int k) {
+  std::vector<double> copy = v;
+  test::serial_fix_signs(copy, n, k);
+  return copy == v;
+}
+
+}  // namespace
+
+TEST(SpectralStep, RebuildsOnlyAfterADestructiveSolverAndChecksEveryPair) {
+  const Comm world = Comm::world();
+  const int n = 40, k = 3;
+  std::vector<double> lambda(n);
+  for (int i = 0; i < n; ++i) lambda[i] = 1 + i;  // descending: 40, 39, 38, ...
+  const auto a = with_spectrum(lambda, 23);
+  double trace = 0, squares = 0;
+  for (double v : lambda) trace += v, squares += v * v;
+  BlacsGrid grid(world);
+  for (Solver solver : {Solver::evd, Solver::evr, Solver::krylov, Solver::elpa}) {
+    if (solver == Solver::elpa && !elpa::available()) continue;
+    const std::string what = solver_name(solver);
+    DistMatrix m(grid, n, n, 4, 4);
+    m.scatter_from_root(a.a);
+    int rebuilds = 0;
+    SpectralRequest request{k, solver};
+    request.krylov.tol = 1e-12;
+    request.rebuild = [&](DistMatrix& x) {
+      ++rebuilds;
+      x.scatter_from_root(a.a);
+    };
+    PhaseTimer timer;
+    const SpectralStep step = spectral_step(m, request, timer);
+    EXPECT_EQ(step.solver_used, what) << step.solver_note;
+    EXPECT_EQ(step.solver_note, "") << what;
+    EXPECT_EQ(rebuilds, solver == Solver::krylov ? 0 : 1) << what;
+    EXPECT_EQ(step.krylov_cycles > 0, solver == Solver::krylov) << what;
+    EXPECT_NEAR(step.trace, trace, 1e-12 * trace) << what;
+    EXPECT_NEAR(step.frobenius_norm, std::sqrt(squares), 1e-12 * std::sqrt(squares)) << what;
+    ASSERT_EQ(step.values.size(), std::size_t(k)) << what;
+    for (int j = 0; j < k; ++j) EXPECT_NEAR(step.values[j], lambda[n - 1 - j], 1e-11) << what;
+    // evd knows the spectrum: the smallest relative gap among the top k + 1 is 1/40.
+    EXPECT_EQ(step.smallest_gap.has_value(), solver == Solver::evd) << what;
+    EXPECT_NEAR(step.smallest_gap.value_or(0), solver == Solver::evd ? 1.0 / 40 : 0, 1e-12) << what;
+    // The matrix is the input again, and the residuals are those of the input.
+    const auto back = m.gather_to_root();
+    const auto v = step.vectors.gather_to_root();
+    ASSERT_EQ(step.residuals.size(), std::size_t(k));
+    if (world.is_root()) {
+      EXPECT_EQ(back, a.a) << what;
+      EXPECT_TRUE(follows_sign_convention(v, n, k)) << what;
+      for (int j = 0; j < k; ++j) {
+        double r2 = 0;
+        for (int i = 0; i < n; ++i) {
+          double av = 0;
+          for (int t = 0; t < n; ++t) av += a(i, t) * v[j * n + t];
+          r2 += (av - step.values[j] * v[j * n + i]) * (av - step.values[j] * v[j * n + i]);
+        }
+        EXPECT_NEAR(step.residuals[j], std::sqrt(r2) / std::sqrt(squares), 1e-13) << what;
+      }
+    }
+  }
+}
+
+TEST(SpectralStep, TooFewPositiveEigenvaluesIsTheMethodsAgreedError) {
+  const Comm world = Comm::world();
+  const int n = 30;
+  std::vector<double> lambda(n);
+  for (int i = 0; i < n; ++i) lambda[i] = -1.0 - i;  // negative ...
+  lambda[n - 1] = 5;                                  // ... but two
+  lambda[n - 2] = 3;
+  const auto a = with_spectrum(lambda, 29);
+  BlacsGrid grid(world);
+  for (Solver solver : {Solver::evd, Solver::evr}) {
+    DistMatrix m(grid, n, n, 4, 4);
+    m.scatter_from_root(a.a);
+    SpectralRequest request{3, solver};
+    std::vector<PositiveShortfall> seen;
+    request.too_few_positive = [&](const PositiveShortfall& s) {
+      seen.push_back(s);
+      return "only " + std::to_string(s.positive);
+    };
+    request.rebuild = [&](DistMatrix& x) { x.scatter_from_root(a.a); };
+    PhaseTimer timer;
+    std::string message;
+    try {
+      spectral_step(m, request, timer);
+    } catch (const Error& e) {
+      message = e.what();
+    }
+    EXPECT_EQ(message, "only 2") << solver_name(solver);
+    ASSERT_EQ(seen.size(), 1u);
+    EXPECT_EQ(seen[0].wanted, 3);
+    EXPECT_EQ(seen[0].positive, 2);
+    EXPECT_NEAR(seen[0].value, -1.0, 1e-12);
+    // Only evd sees the whole spectrum, so only it can count every positive one.
+    EXPECT_EQ(seen[0].total.has_value(), solver == Solver::evd);
+    EXPECT_EQ(seen[0].total.value_or(2), 2);
+  }
+}
+
+TEST(SpectralStep, ChoosesKFromTheWholeSpectrumWithEvd) {
+  const Comm world = Comm::world();
+  const int n = 24;
+  std::vector<double> lambda(n);
+  for (int i = 0; i < n; ++i) lambda[i] = 0.5 * i;
+  const auto a = with_spectrum(lambda, 31);
+  BlacsGrid grid(world);
+  DistMatrix m(grid, n, n, 4, 4);
+  m.scatter_from_root(a.a);
+  SpectralRequest request{1, Solver::krylov};
+  std::vector<double> given;
+  request.choose_k = [&](const std::vector<double>& spectrum) {
+    given = spectrum;
+    return 4;
+  };
+  request.rebuild = [&](DistMatrix& x) { x.scatter_from_root(a.a); };
+  PhaseTimer timer;
+  const SpectralStep step = spectral_step(m, request, timer);
+  EXPECT_EQ(step.solver_used, "evd");
+  ASSERT_EQ(given.size(), std::size_t(n));
+  for (int i = 0; i < n; ++i) EXPECT_NEAR(given[i], lambda[n - 1 - i], 1e-12);
+  EXPECT_EQ(step.spectrum, given);
+  ASSERT_EQ(step.values.size(), 4u);
+  EXPECT_EQ(step.vectors.cols(), 4);
+  for (int j = 0; j < 4; ++j) EXPECT_EQ(step.values[j], given[j]);
 }

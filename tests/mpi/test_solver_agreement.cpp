@@ -107,3 +107,68 @@ TEST(SolverAgreement, ClassicalMds) {
     return Outcome{r.eigenvalues, r.embedding};
   }, "mds");
 }
+
+// A krylov run that cannot converge falls back to evr, and every method says
+// so in its result (solver_used and solver_note), with evd's numbers.
+TEST(SolverAgreement, FallbackNoteReachesEveryMethod) {
+  const Comm world = Comm::world();
+  const int n = 40, d = 3;
+  const std::string dir = test::scratch_dir(world, "agree_fallback");
+  auto file = io::open_matrix_file(
+      world, test::write_bin(world, dir, "x.bin", test::random_data(n, d, 34)), {n, d});
+  BlacsGrid grid(world);
+  KrylovSettings stuck;
+  stuck.max_cycles = 1;
+  stuck.tol = 1e-300;  // unreachable
+  struct Fit {
+    std::string used, note;
+    std::vector<double> values, evd_values;
+  };
+  auto expect_fallback = [&](const Fit& f, const std::string& method) {
+    EXPECT_EQ(f.used, "evr") << method;
+    EXPECT_NE(f.note.find("krylov did not reach --tol"), std::string::npos) << method << f.note;
+    EXPECT_NE(f.note.find("fell back to evr"), std::string::npos) << method << f.note;
+    ASSERT_EQ(f.values.size(), f.evd_values.size()) << method;
+    for (std::size_t j = 0; j < f.values.size(); ++j)
+      EXPECT_NEAR(f.values[j], f.evd_values[j], 1e-10 * std::abs(f.evd_values[0])) << method;
+  };
+  {
+    KpcaSettings s;
+    s.components = 2;
+    s.block_size = 8;
+    s.solver = Solver::krylov;
+    s.krylov = stuck;
+    PhaseTimer timer;
+    const auto r = fit_kpca(*file, grid, s, timer);
+    s.solver = Solver::evd;
+    const auto e = fit_kpca(*file, grid, s, timer);
+    expect_fallback({r.solver_used, r.solver_note, r.eigenvalues, e.eigenvalues}, "kpca");
+  }
+  for (PcaRoute route : {PcaRoute::gram, PcaRoute::covariance}) {
+    PcaSettings s;
+    s.components = 2;
+    s.route = route;
+    s.block_size = 8;
+    s.solver = Solver::krylov;
+    s.krylov = stuck;
+    PhaseTimer timer;
+    const auto r = fit_pca(*file, grid, s, timer);
+    s.solver = Solver::evd;
+    const auto e = fit_pca(*file, grid, s, timer);
+    expect_fallback({r.solver_used, r.solver_note, r.explained_variance, e.explained_variance},
+                    "pca " + pca_route_name(route));
+  }
+  {
+    MdsSettings s;
+    s.metric = Metric::euclidean;
+    s.components = 2;
+    s.block_size = 8;
+    s.solver = Solver::krylov;
+    s.krylov = stuck;
+    PhaseTimer timer;
+    const auto r = fit_mds(*file, grid, s, timer);
+    s.solver = Solver::evd;
+    const auto e = fit_mds(*file, grid, s, timer);
+    expect_fallback({r.solver_used, r.solver_note, r.eigenvalues, e.eigenvalues}, "mds");
+  }
+}

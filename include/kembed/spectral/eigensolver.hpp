@@ -1,5 +1,6 @@
 #pragma once
 /// @file The top-k eigenpairs of a symmetric distributed matrix.
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -47,5 +48,13 @@ struct Eigenpairs {
 /// @pre 1 <= k <= n, square blocks.
 Eigenpairs top_eigenpairs(DistMatrix& a, int k, Solver solver,
                           const KrylovSettings& krylov = KrylovSettings{});
+
+/// Chooses how many of the top eigenpairs to keep from the whole spectrum
+/// (descending); returns a count in [1, n].
+using SpectrumRule = std::function<int(const std::vector<double>& descending)>;
+
+/// Collective: every eigenvalue of `a` by pdsyevd (`a` overwritten), then the
+/// top `choose_k(spectrum)` eigenpairs, as top_eigenpairs with evd returns them.
+Eigenpairs top_eigenpairs(DistMatrix& a, const SpectrumRule& choose_k);
 
 }  // namespace kembed

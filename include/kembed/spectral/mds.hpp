@@ -36,6 +36,9 @@ struct MdsResult {
   std::vector<double> spectrum;         ///< all n eigenvalues of B, descending (evd only)
   std::vector<double> residuals;        ///< ||B v - lambda v|| / ||B||_F per pair
   std::string solver_used;              ///< the solver that ran (auto resolved, fallbacks)
+  std::string solver_note;              ///< every fallback and why (empty: none)
+  int iterations = 0, matvecs = 0;      ///< krylov restart cycles and block products
+  double smallest_gap = 0;              ///< min relative gap among the top k+1 (evd; else 0)
   double trace = 0;                     ///< trace(B) = sum of all eigenvalues
   MemoryCheck memory;                   ///< estimated peak per rank and its limit
   double frobenius_norm = 0;            ///< ||B||_F

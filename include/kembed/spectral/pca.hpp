@@ -74,6 +74,9 @@ struct PcaResult {
   double noise_variance = 0;               ///< mean of the d - k discarded covariance eigenvalues
   std::vector<double> residuals;           ///< ||S v - lambda v|| / ||S||_F per pair, S solved
   std::string solver_used;                 ///< the solver that ran (auto resolved, fallbacks)
+  std::string solver_note;                 ///< every fallback and why (empty: none)
+  int iterations = 0, matvecs = 0;         ///< krylov restart cycles and block products
+  double smallest_gap = 0;                 ///< min relative gap among the top k+1 (evd; else 0)
   double estimated_peak_bytes = 0;         ///< plan_memory's estimate for the busiest rank
   double memory_limit_bytes = 0;           ///< what it was checked against
   std::vector<double> embedding;           ///< rank 0 only: n x k row-major (whitened if asked)

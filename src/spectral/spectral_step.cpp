@@ -1,0 +1,93 @@
+#include "kembed/spectral/spectral_step.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "kembed/core/error.hpp"
+#include "kembed/linalg/reductions.hpp"
+#include "kembed/spectral/residuals.hpp"
+#include "kembed/spectral/sign_convention.hpp"
+
+namespace kembed {
+
+namespace {
+
+// Methods divide by sqrt(lambda): the kept eigenvalues must be numerically
+// positive, i.e. above the threshold (agreed error otherwise).
+void check_positive(const SpectralStep& step, const SpectralRequest& request, const Comm& comm) {
+  const int k = static_cast<int>(step.values.size());
+  int positive = 0;
+  while (positive < k && step.values[positive] > step.zero_threshold) ++positive;
+  if (positive == k) return;
+  PositiveShortfall shortfall{k, positive, step.values[positive], std::nullopt};
+  if (!step.spectrum.empty()) {
+    int total = 0;
+    for (double v : step.spectrum) total += v > step.zero_threshold ? 1 : 0;
+    shortfall.total = total;
+  }
+  agree(comm, request.too_few_positive(shortfall));
+}
+
+}  // namespace
+
+SpectralStep spectral_step(DistMatrix& a, const SpectralRequest& request, PhaseTimer& timer) {
+  const Comm& comm = a.grid().comm();
+  const double trace_a = trace(a), norm_a = frobenius_norm(a);
+
+  timer.start("solve");
+  Eigenpairs pairs = request.choose_k
+                         ? top_eigenpairs(a, request.choose_k)
+                         : top_eigenpairs(a, request.k, request.solver, request.krylov);
+  SpectralStep step{std::move(pairs.values), std::move(pairs.vectors)};
+  step.spectrum = std::move(pairs.spectrum);
+  step.trace = trace_a;
+  step.frobenius_norm = norm_a;
+  step.solver_used = solver_name(pairs.used);
+  step.solver_note = std::move(pairs.note);
+  step.krylov_cycles = pairs.iterations;
+  step.krylov_products = pairs.matvecs;
+  const double size =
+      request.threshold_size > 0 ? request.threshold_size : static_cast<double>(a.rows());
+  step.zero_threshold = size * std::numeric_limits<double>::epsilon() *
+                        std::max(std::abs(step.values[0]), step.frobenius_norm);
+  if (request.too_few_positive) check_positive(step, request, comm);
+
+  // evd, evr and elpa overwrote `a`: rebuild it in place rather than keep a
+  // second n x n matrix through the solve.
+  timer.start("residual");
+  if (!pairs.input_preserved) {
+    if (!request.rebuild) throw Error("spectral step: the solver overwrote the matrix, no rebuild");
+    request.rebuild(a);
+  }
+  for (double r : residual_norms(a, step.vectors, step.values))
+    step.residuals.push_back(step.frobenius_norm > 0 ? r / step.frobenius_norm : r);
+  reject_inaccurate_pairs(comm, step.residuals, step.solver_used);
+
+  timer.start("project");
+  // Negating a column changes no residual bit, so the order is free.
+  if (request.fix_signs) fix_signs(step.vectors);
+
+  const std::size_t k = step.values.size();
+  if (step.spectrum.size() > k) {
+    double gap = std::numeric_limits<double>::infinity();
+    for (std::size_t j = 0; j < k; ++j)
+      gap = std::min(gap, (step.spectrum[j] - step.spectrum[j + 1]) / std::abs(step.values[0]));
+    step.smallest_gap = gap;
+  }
+  return step;
+}
+
+std::vector<double> row_major_on_root(const DistMatrix& a) {
+  const auto column_major = a.gather_to_root();
+  std::vector<double> out;
+  if (!a.grid().comm().is_root()) return out;
+  const std::int64_t m = a.rows(), n = a.cols();
+  out.resize(column_major.size());
+  for (std::int64_t i = 0; i < m; ++i)
+    for (std::int64_t j = 0; j < n; ++j)
+      out[std::size_t(i) * n + j] = column_major[std::size_t(j) * m + i];
+  return out;
+}
+
+}  // namespace kembed
