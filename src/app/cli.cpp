@@ -1,13 +1,12 @@
 #include "kembed/app/cli.hpp"
 
 #include <cstdio>
-#include <fstream>
 #include <sstream>
 
 #include "kembed/app/command.hpp"
 #include "kembed/app/config_file.hpp"
 #include "kembed/core/error.hpp"
-#include "kembed/core/version.hpp"
+#include "kembed/app/version.hpp"
 #include "kembed/mpi/comm.hpp"
 
 namespace po = boost::program_options;
@@ -49,7 +48,7 @@ Request parse(int argc, char** argv) {
     return request;
   }
   if (name == "--version") {
-    request.text = version_text();
+    request.text = version_report();
     return request;
   }
   const Command& command = find_command(name);
@@ -73,10 +72,7 @@ Request parse(int argc, char** argv) {
       return request;
     }
     if (request.vm.count("config")) {
-      const auto path = request.vm["config"].as<std::string>();
-      std::ifstream in(path);
-      if (!in) throw Error("cannot open config file '" + path + "'");
-      parse_config(in, all, path, request.vm);
+      parse_config_file(request.vm["config"].as<std::string>(), all, request.vm);
     }
     po::notify(request.vm);
   } catch (const po::error& e) {
@@ -112,8 +108,7 @@ int run(int argc, char** argv) {
     // Not agreed: other ranks may be waiting in a collective. End the job.
     std::fprintf(stderr, "kembed: internal error on rank %d: %s\n", world.rank(), e.what());
     std::fflush(stderr);
-    MPI_Abort(MPI_COMM_WORLD, 2);
-    return 2;
+    Comm::abort_world(2);
   }
 }
 

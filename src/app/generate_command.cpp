@@ -63,7 +63,7 @@ void run_generate(const po::variables_map& vm, const Comm& world) {
   std::unique_ptr<GenerateOptions> options;
   collectively(world, [&] { options = std::make_unique<GenerateOptions>(vm); });
   const io::SyntheticSpec& spec = options->spec;
-  const double start = MPI_Wtime();
+  const double start = Comm::wtime();
 
   io::NpyWriter writer(world, options->output, spec.rows, spec.cols);
   const IndexRange mine = io::block_of_rows(spec.rows, world.rank(), world.size());
@@ -79,7 +79,7 @@ void run_generate(const po::variables_map& vm, const Comm& world) {
     writer.write_rows(begin, values);
   }
   writer.commit();
-  const double seconds = world.max(MPI_Wtime() - start);
+  const double seconds = world.max(Comm::wtime() - start);
 
   char timing[64];
   std::snprintf(timing, sizeof timing, "%.3f", seconds);

@@ -2,12 +2,10 @@
 
 #include <optional>
 
-#include "kembed/app/options.hpp"
-#include "kembed/app/run_report.hpp"
+#include "kembed/app/driver.hpp"
 #include "kembed/core/error.hpp"
 #include "kembed/io/csv_writer.hpp"
 #include "kembed/io/model.hpp"
-#include "kembed/io/output_dir.hpp"
 #include "kembed/spectral/inverse_map.hpp"
 #include "kembed/spectral/kpca.hpp"
 #include "kembed/spectral/kpca_transform.hpp"
@@ -71,19 +69,18 @@ InverseMap fit_inverse(const Comm& world, io::MatrixFile& file, const KpcaResult
   if (world.is_root())
     for (std::size_t t = 0; t < embedding.size(); ++t)
       embedding[t] = r.coefficients[t] * r.eigenvalues[t % k];
-  MPI_Bcast(embedding.data(), static_cast<int>(embedding.size()), MPI_DOUBLE, 0, world.get());
+  world.broadcast(embedding.data(), embedding.size());
   return fit_inverse_map(r.kernel, embedding, k, file, alpha, grid, block_size);
 }
 
-// Collective: writes model/ into the staging directory `out` (rank 0).
-void save_model(const Comm& world, const io::OutputDir* out, io::MatrixFile& file,
-                const KpcaResult& r, int k, const InverseMap* inverse, double alpha) {
+// Collective: writes model/ into the staging directory.
+void save_model(Run& run, const KpcaResult& r, int k, const InverseMap* inverse, double alpha) {
+  const std::string dir = run.staged_path("model");
   std::optional<io::ModelWriter> writer;
   std::vector<double> weights;
   if (inverse) weights = inverse->weights.gather_to_root();  // column-major n x d
-  collectively(world, [&] {
-    if (!world.is_root()) return;
-    writer.emplace(out->file("model"));
+  run.on_root([&] {
+    writer.emplace(dir);
     writer->add("coefficients", {r.n, k, r.coefficients});
     writer->add("kernel_col_means", {1, r.n, r.col_means});
     writer->add("eigenvalues", {1, k, r.eigenvalues});
@@ -95,9 +92,7 @@ void save_model(const Comm& world, const io::OutputDir* out, io::MatrixFile& fil
     writer->add("inverse_weights", w);
     writer->add("inverse_mean", {1, r.d, inverse->mean});
   });
-  Json manifest;
-  manifest["method"] = "kpca";
-  manifest["kembed_version"] = KEMBED_VERSION;
+  Json manifest = run.manifest_header();
   manifest["n"] = r.n;
   manifest["d"] = r.d;
   manifest["k"] = k;
@@ -108,14 +103,11 @@ void save_model(const Comm& world, const io::OutputDir* out, io::MatrixFile& fil
     manifest["inverse_map"] = {{"alpha", alpha},
                                {"definition", "x(z) = inverse_mean + k(z, Z) inverse_weights, "
                                               "Z = coefficients diag(eigenvalues)"}};
-  if (r.kernel.type != KernelType::precomputed) {
-    std::string path = world.is_root() ? writer->dir() + "/X.npy" : std::string();
-    world.broadcast(path);
-    manifest["data_fingerprint_fnv1a64"] = io::copy_to_npy(world, file, path);
-  }
-  collectively(world, [&] {
-    if (!world.is_root()) return;
-    if (r.kernel.type != KernelType::precomputed) writer->add_written("X", r.n, r.d);
+  const bool has_samples = r.kernel.type != KernelType::precomputed;
+  if (has_samples)
+    manifest["data_fingerprint_fnv1a64"] = io::copy_to_npy(run.world(), run.input(), dir + "/X.npy");
+  run.on_root([&] {
+    if (has_samples) writer->add_written("X", r.n, r.d);
     writer->finish(manifest);
   });
 }
@@ -141,83 +133,50 @@ void run_kpca(const po::variables_map& vm, const Comm& world) {
   const InverseOptions inverse(vm);
   if (inverse.fit && kernel.kernel.type == KernelType::precomputed)
     throw Error("--fit-inverse needs the training samples; a precomputed kernel has none");
-  PhaseTimer timer(world);
-  timer.start("read");
-  output.check_writable(world);
-  const BlacsGrid grid = solve.layout.make_grid(world);
-  auto file = in.open(world);  // --input, or --generate in memory
-
   const int k = solve.components;
-  KpcaSettings settings{kernel.kernel, k, solve.solver, solve.layout.block_size, solve.krylov,
-                        solve.max_memory_per_rank};
-  if (solve.dry_run) {
-    const std::int64_t d = kernel.kernel.type == KernelType::precomputed ? 0 : file->cols();
-    print_dry_run(world, "kpca",
-                  {file->rows(), d, k, grid.nprow(), grid.npcol(), solve.layout.block_size,
-                   solve.solver},
-                  solve.max_memory_per_rank);
-    return;
-  }
-  const KpcaResult result = fit_kpca(*file, grid, settings, timer);
-
-  if (!result.solver_note.empty()) say(world, false, "kembed kpca: note: " + result.solver_note);
-
-  std::optional<InverseMap> inverse_map;
-  if (inverse.fit) {
-    timer.start("inverse");
-    inverse_map = fit_inverse(world, *file, result, k, inverse.alpha, grid,
-                              solve.layout.block_size);
-  }
-
-  timer.start("write");
-  std::unique_ptr<io::OutputDir> out;
-  collectively(world, [&] {
-    if (!world.is_root()) return;
-    out = std::make_unique<io::OutputDir>(output.output_dir);
-    out->write("embedding.csv", io::format_csv(io::numbered_columns("c", k), result.embedding));
-    out->write("eigenvalues.csv", eigenvalues_csv(result));
+  Job job("kpca", output, solve.layout, {in.input}, [&](const Comm& c) { return in.open(c); });
+  job.with_dry_run(solve, [&](const io::MatrixFile& file, const BlacsGrid& grid) {
+    const std::int64_t d = kernel.kernel.type == KernelType::precomputed ? 0 : file.cols();
+    return ProblemShape{file.rows(), d, k, grid.nprow(), grid.npcol(), solve.layout.block_size,
+                        solve.solver};
   });
-  save_model(world, out.get(), *file, result, k, inverse_map ? &*inverse_map : nullptr,
-             inverse.alpha);
-  timer.stop();
+  drive(vm, world, job, [&](Run& run) {
+    const int nb = run.use_block_size_for(run.input().rows());
+    const KpcaSettings settings{kernel.kernel, k, solve.solver, nb, run.krylov(solve),
+                                solve.max_memory_per_rank};
+    const KpcaResult result = fit_kpca(run.input(), run.grid(), settings, run.timer());
+    run.solver(solve, {result.solver_used, result.solver_note, result.iterations, result.matvecs,
+                       result.estimated_peak_bytes, result.memory_limit_bytes});
+    std::optional<InverseMap> inverse_map;
+    if (inverse.fit) {
+      run.timer().start("inverse");
+      inverse_map = fit_inverse(world, run.input(), result, k, inverse.alpha, run.grid(), nb);
+    }
 
-  Json report = common_report("kpca", solve.layout.block_size, *file, grid, timer);
-  report["solver"] = solver_name(solve.solver);
-  report["solver_used"] = result.solver_used;
-  report["memory_estimate_bytes_per_rank"] = result.estimated_peak_bytes;
-  report["memory_limit_bytes_per_rank"] = result.memory_limit_bytes;
-  if (!result.solver_note.empty()) report["solver_note"] = result.solver_note;
-  if (result.solver_used == "krylov") {
-    report["krylov"] = {{"tol", solve.krylov.tol},
-                        {"seed", solve.krylov.seed},
-                        {"cycles", result.iterations},
-                        {"block_products", result.matvecs}};
-  }
-  if (inverse.fit) report["inverse_map"] = {{"alpha", inverse.alpha}};
-  report["n"] = result.n;
-  report["d"] = result.d;
-  report["components"] = k;
-  report["kernel"] = kernel_report(result.kernel);
-  report["centering"] = "K~ = J K J, J = I - 11^T/n (feature-space mean removed)";
-  report["eigenvalues"] = result.eigenvalues;
-  report["explained_variance_ratio"] = result.explained_ratio;
-  report["trace_centered_kernel"] = result.trace;
-  report["frobenius_norm_centered_kernel"] = result.frobenius_norm;
-  report["relative_residuals"] = result.residuals;
-  report["residual_definition"] = "||K~ v - lambda v||_2 / ||K~||_F";
-  if (!result.spectrum.empty()) report["smallest_relative_gap"] = result.smallest_gap;
-  report["embedding_scale"] = "z_j = sqrt(lambda_j) v_j (scikit-learn KernelPCA convention)";
-  report["sign_convention"] = "largest |entry| of each eigenvector is positive";
+    run.timer().start("write");
+    run.write_rows("embedding.csv", io::numbered_columns("c", k), result.embedding);
+    run.write("eigenvalues.csv", [&] { return eigenvalues_csv(result); });
+    save_model(run, result, k, inverse_map ? &*inverse_map : nullptr, inverse.alpha);
 
-  collectively(world, [&] {
-    if (!world.is_root()) return;
-    out->write("run.json", report.dump(2) + "\n");
-    out->commit();
+    Json& report = run.report;
+    if (inverse.fit) report["inverse_map"] = {{"alpha", inverse.alpha}};
+    report["n"] = result.n;
+    report["d"] = result.d;
+    report["components"] = k;
+    report["kernel"] = kernel_report(result.kernel);
+    report["centering"] = "K~ = J K J, J = I - 11^T/n (feature-space mean removed)";
+    report["eigenvalues"] = result.eigenvalues;
+    report["explained_variance_ratio"] = result.explained_ratio;
+    report["trace_centered_kernel"] = result.trace;
+    report["frobenius_norm_centered_kernel"] = result.frobenius_norm;
+    report["relative_residuals"] = result.residuals;
+    report["residual_definition"] = "||K~ v - lambda v||_2 / ||K~||_F";
+    if (!result.spectrum.empty()) report["smallest_relative_gap"] = result.smallest_gap;
+    report["embedding_scale"] = "z_j = sqrt(lambda_j) v_j (scikit-learn KernelPCA convention)";
+    report["sign_convention"] = "largest |entry| of each eigenvector is positive";
+    run.summary = "n = " + std::to_string(result.n) + ", k = " + std::to_string(k) + ", " +
+                  std::to_string(world.size()) + " ranks";
   });
-  say(world, output.quiet,
-      "kembed kpca: n = " + std::to_string(result.n) + ", k = " + std::to_string(k) + ", " +
-          std::to_string(world.size()) + " ranks; results in " + output.output_dir +
-          "/ (embedding.csv, eigenvalues.csv, run.json, model/)");
 }
 
 Projection project_kpca(const io::Model& model, io::MatrixFile& points, const BlacsGrid& grid,

@@ -3,12 +3,10 @@
 #include <cmath>
 #include <optional>
 
-#include "kembed/app/options.hpp"
-#include "kembed/app/run_report.hpp"
+#include "kembed/app/driver.hpp"
 #include "kembed/core/error.hpp"
 #include "kembed/io/csv_writer.hpp"
 #include "kembed/io/model.hpp"
-#include "kembed/io/output_dir.hpp"
 #include "kembed/spectral/mds.hpp"
 
 namespace kembed::app {
@@ -78,20 +76,17 @@ std::string eigenvalues_csv(const MdsResult& r) {
   return io::format_csv({"eigenvalue", "explained_variance_ratio"}, table);
 }
 
-// Collective: writes model/ into the staging directory `out` (rank 0).
-void save_model(const Comm& world, const io::OutputDir* out, io::MatrixFile& file,
-                const MdsResult& r, const std::optional<Metric>& metric, int k) {
+// Collective: writes model/ into the staging directory.
+void save_model(Run& run, const MdsResult& r, const std::optional<Metric>& metric, int k) {
+  const std::string dir = run.staged_path("model");
   std::optional<io::ModelWriter> writer;
-  collectively(world, [&] {
-    if (!world.is_root()) return;
-    writer.emplace(out->file("model"));
+  run.on_root([&] {
+    writer.emplace(dir);
     writer->add("vectors", {r.n, k, r.vectors});
     writer->add("eigenvalues", {1, k, r.eigenvalues});
     writer->add("sq_distance_row_means", {1, r.n, r.sq_row_means});
   });
-  Json manifest;
-  manifest["method"] = "mds";
-  manifest["kembed_version"] = KEMBED_VERSION;
+  Json manifest = run.manifest_header();
   manifest["n"] = r.n;
   manifest["d"] = r.d;
   manifest["k"] = k;
@@ -102,13 +97,9 @@ void save_model(const Comm& world, const io::OutputDir* out, io::MatrixFile& fil
   manifest["projection"] =
       "Gower: b* = -1/2 (q - r - mean(q) + g), y* = Lambda^(-1/2) V^T b*, q = squared distances "
       "to the training points, r = sq_distance_row_means, g = sq_distance_grand_mean";
-  if (metric) {
-    std::string path = world.is_root() ? writer->dir() + "/X.npy" : std::string();
-    world.broadcast(path);
-    manifest["data_fingerprint_fnv1a64"] = io::copy_to_npy(world, file, path);
-  }
-  collectively(world, [&] {
-    if (!world.is_root()) return;
+  if (metric)
+    manifest["data_fingerprint_fnv1a64"] = io::copy_to_npy(run.world(), run.input(), dir + "/X.npy");
+  run.on_root([&] {
     if (metric) writer->add_written("X", r.n, r.d);
     writer->finish(manifest);
   });
@@ -158,82 +149,60 @@ void run_mds(const po::variables_map& vm, const Comm& world) {
   const MdsInputOptions in(vm);
   const OutputOptions output(vm);
   const SolveOptions solve(vm);
-  PhaseTimer timer(world);
-  timer.start("read");
-  output.check_writable(world);
-  const BlacsGrid grid = solve.layout.make_grid(world);
-  auto file = in.open(world);
-
   const int k = solve.components;
-  if (solve.dry_run) {
-    print_dry_run(world, "mds",
-                  {file->rows(), in.metric ? file->cols() : 0, k, grid.nprow(), grid.npcol(),
-                   solve.layout.block_size, solve.solver},
-                  solve.max_memory_per_rank);
-    return;
-  }
-  MdsSettings settings{in.metric,    k,           solve.solver,
-                       solve.layout.block_size, in.symmetrize, solve.krylov,
-                       solve.max_memory_per_rank};
-  const MdsResult result = fit_mds(*file, grid, settings, timer);
+  Job job("mds", output, solve.layout, {in.points ? in.points->input : in.distances},
+          [&](const Comm& c) { return in.open(c); });
+  job.with_dry_run(solve, [&](const io::MatrixFile& file, const BlacsGrid& grid) {
+    return ProblemShape{file.rows(), in.metric ? file.cols() : 0, k, grid.nprow(), grid.npcol(),
+                        solve.layout.block_size, solve.solver};
+  });
+  drive(vm, world, job, [&](Run& run) {
+    const int nb = run.use_block_size_for(run.input().rows());
+    const MdsSettings settings{in.metric,     k,                 solve.solver,
+                               nb,            in.symmetrize,     run.krylov(solve),
+                               solve.max_memory_per_rank};
+    const MdsResult result = fit_mds(run.input(), run.grid(), settings, run.timer());
+    run.solver(solve, {result.solver_used, result.solver_note, result.iterations, result.matvecs,
+                       result.memory.estimate, result.memory.limit});
 
-  timer.start("write");
-  std::unique_ptr<io::OutputDir> out;
-  collectively(world, [&] {
-    if (!world.is_root()) return;
-    out = std::make_unique<io::OutputDir>(output.output_dir);
-    out->write("embedding.csv", io::format_csv(io::numbered_columns("c", k), result.embedding));
-    out->write("eigenvalues.csv", eigenvalues_csv(result));
+    run.timer().start("write");
+    run.write_rows("embedding.csv", io::numbered_columns("c", k), result.embedding);
+    run.write("eigenvalues.csv", [&] { return eigenvalues_csv(result); });
     if (!result.spectrum.empty())
-      out->write("spectrum.csv", io::format_csv({"eigenvalue"}, result.spectrum));
-  });
-  save_model(world, out.get(), *file, result, in.metric, k);
-  timer.stop();
+      run.write("spectrum.csv", [&] { return io::format_csv({"eigenvalue"}, result.spectrum); });
+    save_model(run, result, in.metric, k);
 
-  Json report = common_report("mds", solve.layout.block_size, *file, grid, timer);
-  report["solver"] = solver_name(solve.solver);
-  report["solver_used"] = result.solver_used;
-  report["memory_estimate_bytes_per_rank"] = result.memory.estimate;
-  report["memory_limit_bytes_per_rank"] = result.memory.limit;
-  report["n"] = result.n;
-  report["d"] = result.d;
-  report["input_kind"] = in.metric ? "points" : "distances";
-  report["metric"] = in.metric ? Json(metric_name(*in.metric)) : Json(nullptr);
-  report["symmetrized"] = in.symmetrize;
-  if (result.max_asymmetry) report["max_asymmetry_before_symmetrizing"] = *result.max_asymmetry;
-  report["components"] = k;
-  report["double_centering"] = "B = -1/2 J D^(2) J, J = I - 11^T/n, D^(2) = squared distances";
-  report["eigenvalues"] = result.eigenvalues;
-  report["explained_variance_ratio"] = result.explained_ratio;
-  report["explained_variance_ratio_denominator"] =
-      result.ratio_of_trace
-          ? "trace(B) = sum of all eigenvalues (the sum of the positive ones needs the full "
-            "spectrum, which only --solver evd computes; the two agree only when B has no "
-            "negative eigenvalues)"
-          : "sum of the positive eigenvalues of B";
-  report = spectrum_report(std::move(report), result, result.solver_used);
-  report["trace_B"] = result.trace;
-  report["frobenius_norm_B"] = result.frobenius_norm;
-  report["relative_residuals"] = result.residuals;
-  report["residual_definition"] = "||B v - lambda v||_2 / ||B||_F";
-  report["embedding_scale"] = "y_j = sqrt(lambda_j) v_j (classical MDS, R cmdscale)";
-  report["sign_convention"] = "largest |entry| of each eigenvector is positive";
-
-  collectively(world, [&] {
-    if (!world.is_root()) return;
-    out->write("run.json", report.dump(2) + "\n");
-    out->commit();
+    Json& report = run.report;
+    report["n"] = result.n;
+    report["d"] = result.d;
+    report["input_kind"] = in.metric ? "points" : "distances";
+    report["metric"] = in.metric ? Json(metric_name(*in.metric)) : Json(nullptr);
+    report["symmetrized"] = in.symmetrize;
+    if (result.max_asymmetry) report["max_asymmetry_before_symmetrizing"] = *result.max_asymmetry;
+    report["components"] = k;
+    report["double_centering"] = "B = -1/2 J D^(2) J, J = I - 11^T/n, D^(2) = squared distances";
+    report["eigenvalues"] = result.eigenvalues;
+    report["explained_variance_ratio"] = result.explained_ratio;
+    report["explained_variance_ratio_denominator"] =
+        result.ratio_of_trace
+            ? "trace(B) = sum of all eigenvalues (the sum of the positive ones needs the full "
+              "spectrum, which only --solver evd computes; the two agree only when B has no "
+              "negative eigenvalues)"
+            : "sum of the positive eigenvalues of B";
+    report = spectrum_report(std::move(report), result, result.solver_used);
+    report["trace_B"] = result.trace;
+    report["frobenius_norm_B"] = result.frobenius_norm;
+    report["relative_residuals"] = result.residuals;
+    report["residual_definition"] = "||B v - lambda v||_2 / ||B||_F";
+    report["embedding_scale"] = "y_j = sqrt(lambda_j) v_j (classical MDS, R cmdscale)";
+    report["sign_convention"] = "largest |entry| of each eigenvector is positive";
+    run.summary = "n = " + std::to_string(result.n) + ", k = " + std::to_string(k) + ", " +
+                  std::to_string(world.size()) + " ranks";
+    if (result.negative_count && *result.negative_count > 0)
+      run.summary_tail = "; B has " + std::to_string(*result.negative_count) +
+                         " negative eigenvalues (non-Euclidean distances; see gof1, gof2 in "
+                         "run.json)";
   });
-  std::string files = "embedding.csv, eigenvalues.csv, ";
-  if (!result.spectrum.empty()) files += "spectrum.csv, ";
-  std::string note;
-  if (result.negative_count && *result.negative_count > 0)
-    note = "; B has " + std::to_string(*result.negative_count) +
-           " negative eigenvalues (non-Euclidean distances; see gof1, gof2 in run.json)";
-  say(world, output.quiet,
-      "kembed mds: n = " + std::to_string(result.n) + ", k = " + std::to_string(k) + ", " +
-          std::to_string(world.size()) + " ranks; results in " + output.output_dir + "/ (" + files +
-          "run.json, model/)" + note);
 }
 
 Projection project_mds(const io::Model& model, io::MatrixFile& points, const BlacsGrid& grid,

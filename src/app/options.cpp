@@ -35,7 +35,13 @@ po::options_description InputOptions::description(const char* input_help) {
       ("cols", po::value<std::int64_t>(), "number of columns of a .bin input or of --generate")
       ("generate", po::value<std::string>(), "instead of --input: generate blobs, circles, moons, "
        "swissroll or gaussian (--rows N [--cols D] [--seed S]) in memory; see kembed generate")
-      ("seed", po::value<std::int64_t>()->default_value(0), "random seed of --generate and of the krylov start block");
+      ("seed", po::value<std::int64_t>()->default_value(0), "random seed of --generate and of the krylov start block")
+      ("header", po::value<std::string>()->default_value("auto"), "text input: is the first line a header? "
+       "auto (yes when a cell is not a number, or for pandas' labels 0,1,...), yes or no")
+      ("index-col", po::value<int>()->default_value(0), "text input: number of leading columns that are "
+       "row names, not data (0: one when the header's first cell is empty, as pandas and R write)")
+      ("id-column", po::value<std::string>(), "text input: the column (header name or 1-based number) "
+       "that holds row ids, not data");
   return d;
 }
 
@@ -55,6 +61,26 @@ InputOptions::InputOptions(const po::variables_map& vm, const char* key) {
   if (vm.count("cols")) hints.cols = get<std::int64_t>(vm, "cols");
   if (vm.count("rows") && hints.rows < 1) throw Error("--rows must be at least 1");
   if (vm.count("cols") && hints.cols < 1) throw Error("--cols must be at least 1");
+
+  // Text-file options; open_matrix_file() refuses them for .npy and .bin.
+  const bool text_given = (vm.count("header") && !vm["header"].defaulted()) ||
+                          (vm.count("index-col") && !vm["index-col"].defaulted()) || vm.count("id-column");
+  if (!generate.empty() && text_given)
+    throw Error("--header, --index-col and --id-column apply to a text --" + std::string(key) +
+                ", not to --generate");
+  if (vm.count("header")) {
+    const std::string header = get<std::string>(vm, "header");
+    if (header == "auto") hints.text.header = io::TextOptions::Header::automatic;
+    else if (header == "yes") hints.text.header = io::TextOptions::Header::yes;
+    else if (header == "no") hints.text.header = io::TextOptions::Header::no;
+    else throw Error("--header expects auto, yes or no, got '" + header + "'");
+  }
+  if (vm.count("index-col")) hints.text.index_cols = get<int>(vm, "index-col");
+  if (hints.text.index_cols < 0) throw Error("--index-col must be at least 0");
+  if (vm.count("id-column")) {
+    hints.text.id_column = get<std::string>(vm, "id-column");
+    if (hints.text.id_column.empty()) throw Error("--id-column needs a column name or number");
+  }
 }
 
 std::unique_ptr<io::MatrixFile> InputOptions::open(const Comm& comm) const {
@@ -67,8 +93,10 @@ std::unique_ptr<io::MatrixFile> InputOptions::open(const Comm& comm) const {
 po::options_description OutputOptions::description() {
   po::options_description d("output");
   d.add_options()
-      ("output-dir,o", po::value<std::string>(), "result directory (replaced atomically)")
-      ("quiet,q", po::bool_switch(), "print nothing on success");
+      ("output-dir,o", po::value<std::string>(), "result directory: new, empty, or an earlier "
+       "kembed result (replaced atomically); anything else is refused")
+      ("quiet,q", po::bool_switch(), "print nothing on success, no progress lines")
+      ("verbose,v", po::bool_switch(), "more progress: per-phase times of every rank, solver steps");
   return d;
 }
 
@@ -76,11 +104,13 @@ OutputOptions::OutputOptions(const po::variables_map& vm) {
   if (!vm.count("output-dir")) throw Error("missing --output-dir");
   output_dir = get<std::string>(vm, "output-dir");
   quiet = get<bool>(vm, "quiet");
+  verbose = get<bool>(vm, "verbose");
+  if (quiet && verbose) throw Error("give either --quiet or --verbose, not both");
 }
 
-void OutputOptions::check_writable(const Comm& world) const {
+void OutputOptions::check_writable(const Comm& world, const std::vector<std::string>& reads) const {
   collectively(world, [&] {
-    if (world.is_root()) io::check_output_path(output_dir);
+    if (world.is_root()) io::check_output_path(output_dir, reads);
   });
 }
 
@@ -106,7 +136,7 @@ po::options_description SolveOptions::description() {
        "eigensolver: auto (krylov when its basis is at most n/2, else evd), evd (pdsyevd, all "
        "eigenpairs), evr (pdsyevr, top K only), krylov (block Krylov, top K only) or elpa "
        "(ELPA 2-stage, top K only, if built)")
-      ("tol", po::value<double>()->default_value(1e-10),
+      ("tol", po::value<double>()->default_value(1e-12),
        "krylov: relative residual ||Kv - lambda v|| / ||K|| every returned pair must reach")
       ("max-memory-per-rank", po::value<std::string>(),
        "memory one rank may use, e.g. 4G (default: the node's available memory / its ranks)")
@@ -125,7 +155,12 @@ SolveOptions::SolveOptions(const po::variables_map& vm) : layout(vm) {
     max_memory_per_rank = parse_bytes(get<std::string>(vm, "max-memory-per-rank"));
   dry_run = get<bool>(vm, "dry-run");
   // --seed belongs to the input options (it also seeds --generate).
-  if (vm.count("seed")) krylov.seed = static_cast<std::uint64_t>(get<std::int64_t>(vm, "seed"));
+  // One rule for every command: generate and --generate check the same.
+  if (vm.count("seed")) {
+    const std::int64_t seed = get<std::int64_t>(vm, "seed");
+    if (seed < 0) throw Error("--seed must be at least 0");
+    krylov.seed = static_cast<std::uint64_t>(seed);
+  }
 }
 
 BlacsGrid LayoutOptions::make_grid(const Comm& world) const {

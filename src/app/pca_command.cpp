@@ -4,13 +4,10 @@
 #include <cstdio>
 #include <optional>
 
-#include "kembed/app/options.hpp"
-#include "kembed/app/run_report.hpp"
+#include "kembed/app/driver.hpp"
 #include "kembed/core/error.hpp"
-#include "kembed/core/version.hpp"
 #include "kembed/io/csv_writer.hpp"
 #include "kembed/io/model.hpp"
-#include "kembed/io/output_dir.hpp"
 #include "kembed/spectral/pca.hpp"
 
 namespace kembed::app {
@@ -84,12 +81,10 @@ std::string data_fingerprint(const Comm& comm, io::MatrixFile& source) {
   return fingerprint;
 }
 
-// Collective: writes model/ into the staging directory `out` (rank 0).
-void save_model(const Comm& world, const io::OutputDir* out, io::MatrixFile& file,
-                const PcaResult& r, const PcaSettings& settings) {
-  Json manifest;
-  manifest["method"] = "pca";
-  manifest["kembed_version"] = KEMBED_VERSION;
+// Collective: writes model/ into the staging directory.
+void save_model(Run& run, const PcaResult& r, const PcaSettings& settings) {
+  const std::string dir = run.staged_path("model");
+  Json manifest = run.manifest_header();
   manifest["n"] = r.n;
   manifest["d"] = r.d;
   manifest["k"] = r.k;
@@ -99,10 +94,9 @@ void save_model(const Comm& world, const io::OutputDir* out, io::MatrixFile& fil
   manifest["eigenvalues"] = "explained variance lambda_j / (n-1) of each kept component";
   manifest["projection"] =
       "Z = ((Y - mean) / scale) components, then column j / sqrt(eigenvalue_j) when whiten";
-  manifest["data_fingerprint_fnv1a64"] = data_fingerprint(world, file);
-  collectively(world, [&] {
-    if (!world.is_root()) return;
-    io::ModelWriter writer(out->file("model"));
+  manifest["data_fingerprint_fnv1a64"] = data_fingerprint(run.world(), run.input());
+  run.on_root([&] {
+    io::ModelWriter writer(dir);
     writer.add("mean", {1, r.d, r.mean});
     writer.add("scale", {1, r.d, r.scale});
     writer.add("components", {r.d, r.k, r.components});
@@ -128,11 +122,6 @@ void run_pca(const po::variables_map& vm, const Comm& world) {
   const OutputOptions output(vm);
   const SolveOptions solve(vm);
   const PcaOptions pca(vm);
-  PhaseTimer timer(world);
-  timer.start("read");
-  output.check_writable(world);
-  const BlacsGrid grid = solve.layout.make_grid(world);
-  auto file = in.open(world);  // --input, or --generate in memory
   PcaSettings settings;
   settings.components = solve.components;
   settings.variance = pca.variance;
@@ -143,91 +132,79 @@ void run_pca(const po::variables_map& vm, const Comm& world) {
   settings.block_size = solve.layout.block_size;
   settings.krylov = solve.krylov;
   settings.max_memory_per_rank = solve.max_memory_per_rank;
-  if (solve.dry_run) {
-    print_dry_run(world, "pca",
-                  pca_problem_shape(file->rows(), file->cols(), settings, grid.nprow(),
-                                    grid.npcol()),
-                  solve.max_memory_per_rank);
-    return;
-  }
-  const PcaResult result = fit_pca(*file, grid, settings, timer);
-  const int k = result.k;
+  Job job("pca", output, solve.layout, {in.input}, [&](const Comm& c) { return in.open(c); });
+  job.with_dry_run(solve, [&](const io::MatrixFile& file, const BlacsGrid& grid) {
+    return pca_problem_shape(file.rows(), file.cols(), settings, grid.nprow(), grid.npcol());
+  });
+  drive(vm, world, job, [&](Run& run) {
+    PcaSettings with_progress = settings;
+    with_progress.krylov = run.krylov(solve);
+    const std::int64_t n = run.input().rows(), d = run.input().cols();
+    with_progress.block_size =
+        run.use_block_size_for(resolve_route(settings.route, n, d) == PcaRoute::gram ? n : d);
+    const PcaResult result = fit_pca(run.input(), run.grid(), with_progress, run.timer());
+    const int k = result.k;
+    run.solver(solve, {result.solver_used, result.solver_note, result.iterations, result.matvecs,
+                       result.estimated_peak_bytes, result.memory_limit_bytes});
 
-  timer.start("write");
-  std::unique_ptr<io::OutputDir> out;
-  collectively(world, [&] {
-    if (!world.is_root()) return;
-    out = std::make_unique<io::OutputDir>(output.output_dir);
+    run.timer().start("write");
     const auto columns = io::numbered_columns("c", k);
-    out->write("embedding.csv", io::format_csv(columns, result.embedding));
-    out->write("eigenvalues.csv", eigenvalues_csv(result));
-    out->write("components.csv", io::format_csv(columns, result.components));
-  });
-  timer.start("model");
-  save_model(world, out.get(), *file, result, settings);
-  timer.stop();
+    run.write_rows("embedding.csv", columns, result.embedding);
+    run.write("eigenvalues.csv", [&] { return eigenvalues_csv(result); });
+    run.write("components.csv", [&] { return io::format_csv(columns, result.components); });
+    run.timer().start("model");
+    save_model(run, result, settings);
 
-  Json report = common_report("pca", solve.layout.block_size, *file, grid, timer);
-  report["solver"] = solver_name(solve.solver);
-  report["solver_used"] = result.solver_used;
-  report["memory_estimate_bytes_per_rank"] = result.estimated_peak_bytes;
-  report["memory_limit_bytes_per_rank"] = result.memory_limit_bytes;
-  report["route"] = pca_route_name(result.route);
-  report["route_requested"] = pca_route_name(pca.route);
-  report["n"] = result.n;
-  report["d"] = result.d;
-  report["components"] = k;
-  if (pca.variance > 0) {
-    report["components_selected_by"] = "variance";
-    report["variance_threshold"] = pca.variance;
-  } else {
-    report["components_selected_by"] = "components";
-  }
-  report["standardize"] = pca.standardize;
-  report["whiten"] = pca.whiten;
-  report["centering"] = pca.standardize
-                            ? "column means removed, columns divided by their sample std (n-1)"
-                            : "column means removed";
-  report["eigenvalues"] = result.explained_variance;
-  report["eigenvalue_definition"] =
-      "explained variance lambda_j / (n-1), lambda_j eigenvalue of Xc^T Xc (= of Xc Xc^T)";
-  report["explained_variance_ratio"] = result.explained_ratio;
-  std::vector<double> cumulative;
-  double sum = 0;
-  for (double r : result.explained_ratio) cumulative.push_back(sum += r);
-  report["cumulative_explained_variance_ratio"] = cumulative;
-  std::vector<double> singular;
-  for (double v : result.explained_variance)
-    singular.push_back(std::sqrt(v * static_cast<double>(result.n - 1)));
-  report["singular_values"] = singular;
-  report["total_variance"] = result.total_variance;
-  report["total_variance_definition"] =
-      "trace of the covariance matrix = sum of the column variances of the (standardized) data";
-  report["noise_variance"] = result.noise_variance;
-  report["noise_variance_definition"] =
-      "probabilistic PCA (Tipping & Bishop): mean of the d - k discarded covariance "
-      "eigenvalues (0 when k = d); equals scikit-learn's noise_variance_ when n >= d";
-  if (!result.spectrum.empty()) report["spectrum"] = result.spectrum;
-  report["relative_residuals"] = result.residuals;
-  report["residual_definition"] = result.route == PcaRoute::covariance
-                                      ? "||C u - lambda u||_2 / ||C||_F, C = Xc^T Xc / (n-1)"
-                                      : "||G v - lambda v||_2 / ||G||_F, G = Xc Xc^T / (n-1)";
-  report["sign_convention"] =
-      "largest |entry| of each embedding column is positive; the axis in components.csv is "
-      "flipped with it";
-  report["whitening"] = pca.whiten ? "z_j / sqrt(lambda_j / (n-1)): unit sample variance"
-                                   : "none: z_j = Xc u_j, sample variance lambda_j / (n-1)";
-
-  collectively(world, [&] {
-    if (!world.is_root()) return;
-    out->write("run.json", report.dump(2) + "\n");
-    out->commit();
+    Json& report = run.report;
+    report["route"] = pca_route_name(result.route);
+    report["route_requested"] = pca_route_name(pca.route);
+    report["n"] = result.n;
+    report["d"] = result.d;
+    report["components"] = k;
+    if (pca.variance > 0) {
+      report["components_selected_by"] = "variance";
+      report["variance_threshold"] = pca.variance;
+    } else {
+      report["components_selected_by"] = "components";
+    }
+    report["standardize"] = pca.standardize;
+    report["whiten"] = pca.whiten;
+    report["centering"] = pca.standardize
+                              ? "column means removed, columns divided by their sample std (n-1)"
+                              : "column means removed";
+    report["eigenvalues"] = result.explained_variance;
+    report["eigenvalue_definition"] =
+        "explained variance lambda_j / (n-1), lambda_j eigenvalue of Xc^T Xc (= of Xc Xc^T)";
+    report["explained_variance_ratio"] = result.explained_ratio;
+    std::vector<double> cumulative;
+    double sum = 0;
+    for (double r : result.explained_ratio) cumulative.push_back(sum += r);
+    report["cumulative_explained_variance_ratio"] = cumulative;
+    std::vector<double> singular;
+    for (double v : result.explained_variance)
+      singular.push_back(std::sqrt(v * static_cast<double>(result.n - 1)));
+    report["singular_values"] = singular;
+    report["total_variance"] = result.total_variance;
+    report["total_variance_definition"] =
+        "trace of the covariance matrix = sum of the column variances of the (standardized) data";
+    report["noise_variance"] = result.noise_variance;
+    report["noise_variance_definition"] =
+        "probabilistic PCA (Tipping & Bishop): mean of the d - k discarded covariance "
+        "eigenvalues (0 when k = d); equals scikit-learn's noise_variance_ when n >= d";
+    if (!result.spectrum.empty()) report["spectrum"] = result.spectrum;
+    report["relative_residuals"] = result.residuals;
+    report["residual_definition"] = result.route == PcaRoute::covariance
+                                        ? "||C u - lambda u||_2 / ||C||_F, C = Xc^T Xc / (n-1)"
+                                        : "||G v - lambda v||_2 / ||G||_F, G = Xc Xc^T / (n-1)";
+    report["sign_convention"] =
+        "largest |entry| of each embedding column is positive; the axis in components.csv is "
+        "flipped with it";
+    report["whitening"] = pca.whiten ? "z_j / sqrt(lambda_j / (n-1)): unit sample variance"
+                                     : "none: z_j = Xc u_j, sample variance lambda_j / (n-1)";
+    run.summary = "n = " + std::to_string(result.n) + ", d = " + std::to_string(result.d) +
+                  ", k = " + std::to_string(k) + " (" + pca_route_name(result.route) +
+                  " route), " + std::to_string(world.size()) + " ranks";
   });
-  say(world, output.quiet,
-      "kembed pca: n = " + std::to_string(result.n) + ", d = " + std::to_string(result.d) +
-          ", k = " + std::to_string(k) + " (" + pca_route_name(result.route) + " route), " +
-          std::to_string(world.size()) + " ranks; results in " + output.output_dir +
-          "/ (embedding.csv, eigenvalues.csv, components.csv, run.json, model/)");
 }
 
 Projection project_pca(const io::Model& model, io::MatrixFile& points, const BlacsGrid& grid,

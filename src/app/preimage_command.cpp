@@ -1,14 +1,12 @@
 #include "kembed/app/preimage_command.hpp"
 
-#include <mpi.h>
+#include <optional>
 
 #include "kembed/app/kpca_command.hpp"
-#include "kembed/app/options.hpp"
-#include "kembed/app/run_report.hpp"
+#include "kembed/app/driver.hpp"
 #include "kembed/core/error.hpp"
 #include "kembed/io/csv_writer.hpp"
 #include "kembed/io/model.hpp"
-#include "kembed/io/output_dir.hpp"
 #include "kembed/spectral/inverse_map.hpp"
 #include "kembed/spectral/preimage.hpp"
 
@@ -112,7 +110,7 @@ std::vector<double> coefficients_to_reconstruct(const PreimageOptions& o, const 
   if (comm.is_root())
     for (std::int64_t q = 0; q < m; ++q)
       for (int j = 0; j < c; ++j) z[std::size_t(q) * c + j] = projection.embedding[q * stats.k + j];
-  MPI_Bcast(z.data(), static_cast<int>(z.size()), MPI_DOUBLE, 0, comm.get());
+  comm.broadcast(z.data(), z.size());
   return z;
 }
 
@@ -144,107 +142,99 @@ void run_preimage(const po::variables_map& vm, const Comm& world) {
   const OutputOptions output(vm);
   const LayoutOptions layout(vm);
   const int nb = layout.block_size;
-  const BlacsGrid grid = layout.make_grid(world);
-  PhaseTimer timer(world);
-  timer.start("read");
-  output.check_writable(world);
-  const io::Model model = io::Model::open(world, o.model);
-  collectively(world, [&] {
-    if (model.method() != "kpca")
-      throw Error("model '" + o.model + "' is for method '" + model.method() +
-                  "'; pre-images need a kpca model");
-  });
-  const KpcaModelStats stats = kpca_model_stats(model, world);
-  collectively(world, [&] {
-    if (stats.kernel.type == KernelType::precomputed)
-      throw Error("model '" + o.model + "' was fitted on a precomputed kernel: it has no input "
-                  "space to return to");
-    if (o.method == PreimageMethod::ridge && !model.manifest().contains("inverse_map"))
-      throw Error("model '" + o.model + "' has no pre-image map: fit it with kembed kpca "
-                  "--fit-inverse --alpha A");
-  });
-  // The points to denoise (--input or --generate), or the --embedding file.
-  const auto source = o.embedding.empty() ? InputOptions(vm).open(world)
-                                          : io::open_matrix_file(world, o.embedding);
+  std::optional<InputOptions> in;
+  if (o.embedding.empty()) in.emplace(vm);
+  std::optional<io::Model> model;
+  std::optional<KpcaModelStats> stats;
+  Job job("preimage", output, layout, {o.model, in ? in->input : o.embedding},
+          [&](const Comm& c) {
+            model.emplace(io::Model::open(c, o.model));
+            collectively(c, [&] {
+              if (model->method() != "kpca")
+                throw Error("model '" + o.model + "' is for method '" + model->method() +
+                            "'; pre-images need a kpca model");
+            });
+            stats.emplace(kpca_model_stats(*model, c));
+            collectively(c, [&] {
+              if (stats->kernel.type == KernelType::precomputed)
+                throw Error("model '" + o.model + "' was fitted on a precomputed kernel: it has "
+                            "no input space to return to");
+              if (o.method == PreimageMethod::ridge && !model->manifest().contains("inverse_map"))
+                throw Error("model '" + o.model + "' has no pre-image map: fit it with kembed "
+                            "kpca --fit-inverse --alpha A");
+            });
+            // The points to denoise (--input or --generate), or the --embedding file.
+            return in ? in->open(c) : io::open_matrix_file(c, o.embedding);
+          });
+  drive(vm, world, job, [&](Run& run) {
+    io::MatrixFile& source = run.input();
+    const BlacsGrid& grid = run.grid();
+    run.timer().start("project");
+    int c = 0;
+    std::vector<double> z = coefficients_to_reconstruct(o, *model, *stats, source, grid, nb, c);
+    collectively(world, [&] {
+      if (o.method == PreimageMethod::ridge && c != stats->k)
+        throw Error("--method ridge maps all " + std::to_string(stats->k) +
+                    " components of the model back; leave out --components (got " +
+                    std::to_string(c) + ")");
+    });
 
-  timer.start("project");
-  int c = 0;
-  std::vector<double> z =
-      coefficients_to_reconstruct(o, model, stats, *source, grid, nb, c);
-  collectively(world, [&] {
-    if (o.method == PreimageMethod::ridge && c != stats.k)
-      throw Error("--method ridge maps all " + std::to_string(stats.k) +
-                  " components of the model back; leave out --components (got " +
-                  std::to_string(c) + ")");
-  });
-
-  timer.start("preimage");
-  auto training = model.large(world, "X");
-  auto coefficients = model.large(world, "coefficients");
-  const std::vector<double> z_copy = o.method == PreimageMethod::ridge ? z : std::vector<double>();
-  FeatureReconstruction reconstruction(stats, *training, *coefficients, std::move(z), c, grid, nb);
-  Preimages result;
-  switch (o.method) {
-    case PreimageMethod::nearest:
-      result = nearest_preimages(reconstruction);
-      break;
-    case PreimageMethod::fixed_point: {
-      FixedPointSettings settings = o.fixed_point;
-      if (o.init_input) settings.init = read_all(*source, static_cast<int>(stats.d));
-      result = fixed_point_preimages(reconstruction, settings);
-      break;
+    run.timer().start("preimage");
+    auto training = model->large(world, "X");
+    auto coefficients = model->large(world, "coefficients");
+    const std::vector<double> z_copy =
+        o.method == PreimageMethod::ridge ? z : std::vector<double>();
+    FeatureReconstruction reconstruction(*stats, *training, *coefficients, std::move(z), c, grid,
+                                         nb);
+    Preimages result;
+    switch (o.method) {
+      case PreimageMethod::nearest:
+        result = nearest_preimages(reconstruction);
+        break;
+      case PreimageMethod::fixed_point: {
+        FixedPointSettings settings = o.fixed_point;
+        if (o.init_input) settings.init = read_all(source, static_cast<int>(stats->d));
+        result = fixed_point_preimages(reconstruction, settings);
+        break;
+      }
+      case PreimageMethod::ridge: {
+        auto weights = model->large(world, "inverse_weights");
+        const auto mean = model->small(world, "inverse_mean", 1, stats->d).values;
+        result = given_preimages(reconstruction,
+                                 apply_inverse_map(stats->kernel, z_copy, stats->k, *coefficients,
+                                                   stats->eigenvalues, *weights, mean, grid, nb));
+        break;
+      }
     }
-    case PreimageMethod::ridge: {
-      auto weights = model.large(world, "inverse_weights");
-      const auto mean = model.small(world, "inverse_mean", 1, stats.d).values;
-      result = given_preimages(reconstruction,
-                               apply_inverse_map(stats.kernel, z_copy, stats.k, *coefficients,
-                                                 stats.eigenvalues, *weights, mean, grid, nb));
-      break;
-    }
-  }
 
-  timer.start("write");
-  const std::int64_t m = reconstruction.points();
-  std::unique_ptr<io::OutputDir> out;
-  collectively(world, [&] {
-    if (!world.is_root()) return;
-    out = std::make_unique<io::OutputDir>(output.output_dir);
-    out->write("preimages.csv",
-               io::format_csv(io::numbered_columns("x", static_cast<int>(stats.d)),
-                              result.points));
+    run.timer().start("write");
+    const std::int64_t m = reconstruction.points();
+    run.write_rows("preimages.csv", io::numbered_columns("x", static_cast<int>(stats->d)),
+                   result.points);
+    Json& report = run.report;
+    report["model"] = o.model;
+    report["pre_image_method"] = preimage_method_name(o.method);
+    report["source"] = o.embedding.empty() ? "input (projected, then reconstructed)" : "embedding";
+    report["components"] = c;
+    report["kernel"] = model->manifest().at("kernel");
+    if (o.method == PreimageMethod::fixed_point)
+      report["fixed_point"] = {{"tol", o.fixed_point.tol},
+                               {"max_iter", o.fixed_point.max_iter},
+                               {"max_restarts", o.fixed_point.max_restarts},
+                               {"init", o.init_input ? "input" : "nearest"}};
+    long long converged = 0;
+    for (char v : result.converged) converged += v;
+    report["points"] = m;
+    report["converged"] = converged;
+    report["feature_distance_definition"] =
+        "||phi(x*) - phi_hat||^2, phi_hat = mean + sum_j z_j u_j over the first c components";
+    report["nearest_training_sample_base"] = 1;
+    Json per_point = Json::array();
+    for (std::int64_t q = 0; q < m; ++q) per_point.push_back(point_report(result, q));
+    report["per_point"] = per_point;
+    run.summary = std::to_string(m) + " points (" + preimage_method_name(o.method) + ", " +
+                  std::to_string(converged) + " converged)";
   });
-  timer.stop();
-  Json report = common_report("preimage", nb, *source, grid, timer);
-  report["model"] = o.model;
-  report["pre_image_method"] = preimage_method_name(o.method);
-  report["source"] = o.embedding.empty() ? "input (projected, then reconstructed)" : "embedding";
-  report["components"] = c;
-  report["kernel"] = model.manifest().at("kernel");
-  if (o.method == PreimageMethod::fixed_point)
-    report["fixed_point"] = {{"tol", o.fixed_point.tol},
-                             {"max_iter", o.fixed_point.max_iter},
-                             {"max_restarts", o.fixed_point.max_restarts},
-                             {"init", o.init_input ? "input" : "nearest"}};
-  long long converged = 0;
-  for (char v : result.converged) converged += v;
-  report["points"] = m;
-  report["converged"] = converged;
-  report["feature_distance_definition"] =
-      "||phi(x*) - phi_hat||^2, phi_hat = mean + sum_j z_j u_j over the first c components";
-  report["nearest_training_sample_base"] = 1;
-  Json per_point = Json::array();
-  for (std::int64_t q = 0; q < m; ++q) per_point.push_back(point_report(result, q));
-  report["per_point"] = per_point;
-  collectively(world, [&] {
-    if (!world.is_root()) return;
-    out->write("run.json", report.dump(2) + "\n");
-    out->commit();
-  });
-  say(world, output.quiet,
-      "kembed preimage: " + std::to_string(m) + " points (" + preimage_method_name(o.method) +
-          ", " + std::to_string(converged) + " converged); results in " + output.output_dir +
-          "/ (preimages.csv, run.json)");
 }
 
 }  // namespace kembed::app

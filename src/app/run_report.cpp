@@ -4,7 +4,7 @@
 #include <cstdlib>
 
 #include "kembed/core/memory.hpp"
-#include "kembed/core/version.hpp"
+#include "kembed/app/version.hpp"
 
 namespace kembed::app {
 
@@ -12,6 +12,9 @@ Json common_report(const std::string& method, int block_size, const io::MatrixFi
                    const BlacsGrid& grid, const PhaseTimer& timer) {
   const Comm& comm = grid.comm();
   Json report;
+  // 2: the fields below in every command's run.json, solver_note for every
+  // fallback, memory_*_bytes_per_rank for every fit.
+  report["schema_version"] = 2;
   report["method"] = method;
   report["kembed_version"] = KEMBED_VERSION;
   report["input"] = {{"path", input.path()},

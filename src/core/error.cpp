@@ -6,12 +6,11 @@ namespace kembed {
 
 void agree(const Comm& comm, const std::string& local_error) {
   // The lowest failing rank wins, so the message is the same on every rank.
-  const int mine = local_error.empty() ? comm.size() : comm.rank();
-  int first = 0;
-  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm.get());
+  const long long mine = local_error.empty() ? comm.size() : comm.rank();
+  const long long first = comm.min(mine);
   if (first == comm.size()) return;
   std::string message = local_error;
-  comm.broadcast(message, first);
+  comm.broadcast(message, static_cast<int>(first));
   throw Error(message);
 }
 

@@ -37,6 +37,10 @@ void check_npy_output(const std::string& path) {
     throw Error("output file '" + path + "' must end in .npy (kembed writes NumPy float64 files)");
   std::error_code ec;
   if (fs::is_directory(p, ec)) throw Error("output file '" + path + "' is a directory");
+  // kembed never overwrites a file it cannot tell it wrote.
+  if (fs::exists(fs::symlink_status(p, ec)))
+    throw Error("output file '" + path + "' exists; kembed does not overwrite files: remove it "
+                "or choose another name");
   const fs::path parent = p.parent_path().empty() ? fs::path(".") : p.parent_path();
   if (!fs::is_directory(parent, ec))
     throw Error("cannot write '" + path + "': directory '" + parent.string() + "' does not exist");
@@ -173,7 +177,8 @@ void NpyWriter::commit() {
   comm_.barrier();
   collectively(comm_, [&] {
     if (!comm_.is_root()) return;
-    if (std::rename(temp_.c_str(), path_.c_str()) != 0)
+    // NOREPLACE: a file that appeared at path_ during the run is kept.
+    if (::renameat2(AT_FDCWD, temp_.c_str(), AT_FDCWD, path_.c_str(), RENAME_NOREPLACE) != 0)
       throw Error("cannot rename '" + temp_ + "' to '" + path_ + "': " + std::strerror(errno));
     const fs::path parent = fs::path(path_).parent_path();
     sync_directory(parent.empty() ? fs::path(".") : parent);

@@ -191,9 +191,7 @@ std::vector<double> synthetic_rows(const SyntheticSpec& spec, IndexRange range) 
 
 std::unique_ptr<MatrixFile> synthetic_matrix(const Comm& comm, const SyntheticSpec& spec) {
   collectively(comm, [&] { spec.validate(); });
-  MPI_Comm dup = MPI_COMM_NULL;
-  MPI_Comm_dup(comm.get(), &dup);
-  return std::make_unique<SyntheticMatrix>(Comm::adopt(dup), spec);
+  return std::make_unique<SyntheticMatrix>(comm.dup(), spec);
 }
 
 IndexRange block_of_rows(std::int64_t rows, int rank, int ranks) {

@@ -135,8 +135,10 @@ struct RunResult {
   }
 };
 
-/// Runs `mpiexec -np np kembed args...` and captures everything.
-RunResult run_kembed(const std::vector<std::string>& args, int np) {
+/// Runs `mpiexec -np np kembed args...` and captures everything. `shell_prefix`
+/// goes before mpiexec in the shell command (e.g. "cd DIR && HOME=H ").
+RunResult run_kembed(const std::vector<std::string>& args, int np,
+                     const std::string& shell_prefix = "") {
   static int counter = 0;
   const fs::path dir = scratch_dir("runs/" + std::to_string(counter++));
   const std::string rank_file = (dir / "rank.").string();
@@ -148,7 +150,7 @@ RunResult run_kembed(const std::vector<std::string>& args, int np) {
                              ".tmp && mv " + file + ".tmp " + file + "; exit $rc";
   std::string shown = "kembed";
   for (const auto& a : args) shown += " " + sh_quote(a);
-  std::string command = sh_quote(MPIEXEC) + " --oversubscribe --timeout " +
+  std::string command = shell_prefix + sh_quote(MPIEXEC) + " --oversubscribe --timeout " +
                         std::to_string(kMpiTimeoutSeconds) + " -np " + std::to_string(np) +
                         " /bin/sh -c " + sh_quote(script) + " sh";
   for (const auto& a : args) command += " " + sh_quote(a);
@@ -205,15 +207,18 @@ std::vector<std::string> staging_leftovers(const fs::path& dir) {
   if (!fs::is_directory(dir, ec)) return found;
   for (const auto& entry : fs::directory_iterator(dir)) {
     const std::string name = entry.path().filename().string();
-    if (!name.empty() && name[0] == '.' && contains(name, ".tmp-")) found.push_back(name);
+    if (!name.empty() && name[0] == '.' && contains(name, "tmp-")) found.push_back(name);
   }
   return found;
 }
 
+/// The names in `dir`, sorted, without the result marker every kembed
+/// result holds (test_cli_safety checks the marker itself).
 std::vector<std::string> sorted_names(const fs::path& dir) {
   std::vector<std::string> names;
   for (const auto& entry : fs::directory_iterator(dir))
-    names.push_back(entry.path().filename().string());
+    if (entry.path().filename() != ".kembed-result")
+      names.push_back(entry.path().filename().string());
   std::sort(names.begin(), names.end());
   return names;
 }

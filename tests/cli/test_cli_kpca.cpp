@@ -347,9 +347,10 @@ const std::vector<BadCase> kBadCases = {
     {"nonsquare_precomputed", with_input("{D}/nonsquare.csv", {"--kernel", "precomputed"}),
      {"{D}/nonsquare.csv: a precomputed kernel must be square, found 3 x 4"}},
     {"output_is_file", concat(kGood, {"--output-dir", "{D}/regular_file"}),
-     {"output path '{D}/regular_file' exists and is not a directory"}},
-    {"output_parent_missing", concat(kGood, {"--output-dir", "{D}/no_such_parent/out"}),
-     {"parent directory '{D}/no_such_parent' does not exist"}},
+     {"output directory '{D}/regular_file' exists and is not a directory"}},
+    {"output_parent_is_a_file", concat(kGood, {"--output-dir", "{D}/regular_file/out"}),
+     {"cannot create output directory '{D}/regular_file/out': '{D}/regular_file' is not a "
+      "directory"}},
     {"missing_config", concat(kGood, {"--config", "{D}/missing.ini", "--output-dir", "{O}"}),
      {"{D}/missing.ini"}},
 };

@@ -82,10 +82,18 @@ TEST(Reliability, SigtermMidRunKeepsEarlierResultAndNextRunCleansUp) {
   const fs::path out = dir / "out";
   RUN_OK(good, kpca_args(dir / "x.csv", out), 2);
   const auto before = read_file(out / "embedding.csv");
-  // A stale staging directory as a killed run leaves it (its pid is gone).
-  const fs::path stale = dir / ".out.tmp-999999999";
+  // A stale staging directory as a killed run leaves it: marked as kembed's,
+  // on this host, by a process that is gone.
+  const fs::path stale = dir / ".kembed-tmp-999999999";
   fs::create_directories(stale);
   write_file(stale / "embedding.csv", "partial");
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  write_file(stale / ".kembed-staging", std::string(host) + " 999999999\n");
+  // One that is not marked is not kembed's, whatever its name: kept.
+  const fs::path foreign = dir / ".kembed-tmp-999999998";
+  fs::create_directories(foreign);
+  write_file(foreign / "data.txt", "a user's file");
   // A larger problem under a background mpiexec, terminated mid-solve
   // (evd: seconds of solve at this size; auto would pick krylov, done at once).
   const Matrix big = noisy_circles(3500, 4);
@@ -105,6 +113,8 @@ TEST(Reliability, SigtermMidRunKeepsEarlierResultAndNextRunCleansUp) {
   EXPECT_EQ(read_file(out / "embedding.csv"), before);
   RUN_OK(again, kpca_args(dir / "x.csv", out), 2);
   EXPECT_FALSE(fs::exists(stale));
+  EXPECT_EQ(read_file(foreign / "data.txt"), "a user's file");
+  fs::remove_all(foreign);
   EXPECT_TRUE(staging_leftovers(dir).empty());
 }
 

@@ -36,15 +36,17 @@ struct InputOptions {
   std::unique_ptr<io::MatrixFile> open(const Comm& comm) const;
 };
 
-/// --output-dir, --quiet.
+/// --output-dir, --quiet, --verbose.
 struct OutputOptions {
   std::string output_dir;
   bool quiet = false;
+  bool verbose = false;
   static po::options_description description();
   explicit OutputOptions(const po::variables_map& vm);
-  /// Collective: fails (agreed) before any work if output_dir cannot be
-  /// written (see io::check_output_path).
-  void check_writable(const Comm& world) const;
+  /// Collective: fails (agreed) before any work if output_dir may not become
+  /// this run's result directory, given the paths the run `reads` (see
+  /// io::check_output_path).
+  void check_writable(const Comm& world, const std::vector<std::string>& reads = {}) const;
 };
 
 /// --block-size, --grid: how matrices are laid out over the ranks.

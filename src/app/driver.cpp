@@ -1,0 +1,141 @@
+#include "kembed/app/driver.hpp"
+
+#include <cstdio>
+
+#include "kembed/app/version.hpp"
+#include "kembed/io/csv_writer.hpp"
+#include "kembed/spectral/memory_plan.hpp"
+
+namespace kembed::app {
+
+Run::Run(const Comm& world, const BlacsGrid& grid, int block_size, PhaseTimer& timer,
+         io::MatrixFile& input, const OutputOptions& output, std::vector<std::string> reads)
+    : world_(world),
+      grid_(grid),
+      block_size_(block_size),
+      timer_(timer),
+      input_(input),
+      output_(output),
+      reads_(std::move(reads)) {}
+
+int Run::use_block_size_for(std::int64_t order) {
+  block_size_ = effective_block_size(block_size_, order);
+  return block_size_;
+}
+
+void Run::stage() {
+  on_root([&] {
+    if (!out_) out_ = std::make_unique<io::OutputDir>(output_.output_dir, reads_);
+  });
+}
+
+void Run::write(const std::string& name, const std::function<std::string()>& contents) {
+  stage();
+  on_root([&] {
+    out_->write(name, contents());
+    written_.push_back(name);
+  });
+}
+
+void Run::write_rows(const std::string& name, const std::vector<std::string>& headers,
+                     const std::vector<double>& values) {
+  write(name, [&] {
+    const std::vector<std::string> ids = input_.row_ids();
+    if (ids.empty()) return io::format_csv(headers, values);
+    return io::format_csv(headers, values, id_header_, ids);
+  });
+}
+
+std::string Run::staged_path(const std::string& name) {
+  stage();
+  std::string path;
+  on_root([&] {
+    path = out_->file(name);
+    written_.push_back(name + "/");
+  });
+  world_.broadcast(path);
+  return path;
+}
+
+KrylovSettings Run::krylov(const SolveOptions& asked) {
+  KrylovSettings settings = asked.krylov;
+  settings.progress = [this](int cycle, int converged, int wanted, double max_residual) {
+    char line[160];
+    std::snprintf(line, sizeof line,
+                  "krylov cycle %d: %d of %d pairs converged, largest residual %.2e", cycle,
+                  converged, wanted, max_residual);
+    timer_.note(line);
+  };
+  return settings;
+}
+
+Json Run::manifest_header() const {
+  Json m;
+  m["method"] = method_;
+  m["kembed_version"] = KEMBED_VERSION;
+  return m;
+}
+
+void Run::solver(const SolveOptions& asked, const SolverOutcome& outcome) {
+  report["solver"] = solver_name(asked.solver);
+  report["solver_used"] = outcome.used;
+  if (!outcome.note.empty()) {
+    report["solver_note"] = outcome.note;
+    if (world_.is_root()) {
+      std::fprintf(stderr, "kembed %s: note: %s\n", method_.c_str(), outcome.note.c_str());
+      std::fflush(stderr);
+    }
+  }
+  if (outcome.used == "krylov")
+    report["krylov"] = {{"tol", asked.krylov.tol},
+                        {"seed", asked.krylov.seed},
+                        {"cycles", outcome.cycles},
+                        {"block_products", outcome.products}};
+  report["memory_estimate_bytes_per_rank"] = outcome.memory_estimate;
+  report["memory_limit_bytes_per_rank"] = outcome.memory_limit;
+}
+
+void drive(const boost::program_options::variables_map& vm, const Comm& world, const Job& job,
+           const std::function<void(Run&)>& work) {
+  std::vector<std::string> reads = job.reads;
+  if (vm.count("config")) reads.push_back(vm["config"].as<std::string>());
+  const OutputOptions& out = *job.output;
+  PhaseTimer timer(world, out.quiet     ? Verbosity::quiet
+                          : out.verbose ? Verbosity::verbose
+                                        : Verbosity::normal);
+  timer.start("read");
+  job.output->check_writable(world, reads);
+  const BlacsGrid grid = job.layout->make_grid(world);
+  const std::unique_ptr<io::MatrixFile> input = job.open(world);
+  if (job.solve && job.solve->dry_run) {
+    print_dry_run(world, job.method, job.shape(*input, grid), job.solve->max_memory_per_rank);
+    return;
+  }
+
+  Run run(world, grid, job.layout->block_size, timer, *input, *job.output, reads);
+  run.method_ = job.method;
+  // The id column keeps its header name; given by number, it is called "id".
+  if (vm.count("id-column")) {
+    const std::string id = vm["id-column"].as<std::string>();
+    if (id.find_first_not_of("0123456789") != std::string::npos) run.id_header_ = id;
+  }
+  work(run);
+  timer.stop();
+
+  Json report = common_report(job.method, run.block_size(), *input, grid, timer);
+  if (run.block_size() != job.layout->block_size)
+    report["block_size_requested"] = job.layout->block_size;
+  for (const auto& [key, value] : run.report.items()) report[key] = value;
+  // Paths need not be UTF-8: replace what JSON cannot hold rather than fail.
+  run.write("run.json",
+            [&] { return report.dump(2, ' ', false, Json::error_handler_t::replace) + "\n"; });
+  run.on_root([&] { run.out_->commit(); });
+
+  std::string files;
+  for (const std::string& name : run.written_) files += (files.empty() ? "" : ", ") + name;
+  say(world, job.output->quiet,
+      "kembed " + job.method + ": " + run.summary + "; results in " + job.output->output_dir +
+          "/ (" + files + ")" + run.summary_tail);
+}
+
+}  // namespace kembed::app
