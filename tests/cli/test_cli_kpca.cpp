@@ -413,10 +413,11 @@ TEST(KpcaCli, AtomicReplacement) {
                                     out.string(), "--quiet"};
   };
 
-  RUN_OK(first, args("x.csv", 2), 2);
+  // The earlier result has a file the later runs do not write (the pre-image
+  // map of --fit-inverse): a full replacement removes it.
+  RUN_OK(first, concat(args("x.csv", 2), {"--fit-inverse"}), 2);
   read_kpca_output(out, n, 2);
-  // A file that only the earlier result has: a full replacement removes it.
-  write_file(out / "stale.txt", "from an earlier run\n");
+  ASSERT_TRUE(fs::exists(out / "model" / "inverse_weights.npy"));
   const auto before = snapshot(out);
 
   const RunResult failed = run_kembed(args("bad.csv", 3), 2);
@@ -428,7 +429,8 @@ TEST(KpcaCli, AtomicReplacement) {
   EXPECT_EQ(staging_leftovers(dir), std::vector<std::string>{});
 
   RUN_OK(second, args("x.csv", 3), 2);
-  EXPECT_FALSE(fs::exists(out / "stale.txt")) << "stale file survived the replacement";
+  EXPECT_FALSE(fs::exists(out / "model" / "inverse_weights.npy"))
+      << "a file of the earlier result survived the replacement";
   const KpcaOutput replaced = read_kpca_output(out, n, 3);
   EXPECT_EQ(replaced.report.value("components", -1), 3);
   EXPECT_EQ(staging_leftovers(dir), std::vector<std::string>{});
