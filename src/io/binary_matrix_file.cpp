@@ -35,19 +35,6 @@ void require_little_endian_host(const std::string& path) {
     throw Error(path + ": binary matrices can only be read on little-endian machines");
 }
 
-/// Closes a collectively opened MPI file when every rank leaves the scope
-/// together (all errors inside are agreed, so they do).
-class MpiFileGuard {
- public:
-  explicit MpiFileGuard(MPI_File file) : file_(file) {}
-  MpiFileGuard(const MpiFileGuard&) = delete;
-  MpiFileGuard& operator=(const MpiFileGuard&) = delete;
-  ~MpiFileGuard() { MPI_File_close(&file_); }
-
- private:
-  MPI_File file_;
-};
-
 }  // namespace
 
 std::unique_ptr<BinaryMatrixFile> BinaryMatrixFile::open_npy(const Comm& comm, const std::string& path) {
@@ -117,6 +104,12 @@ BinaryMatrixFile::BinaryMatrixFile(Comm comm, std::string path, const Layout& la
       item_size_(layout.item_size),
       format_(std::move(format)) {}
 
+BinaryMatrixFile::~BinaryMatrixFile() {
+  // Every rank destroys the file together (errors are agreed), so this
+  // collective close cannot hang.
+  if (file_ != MPI_FILE_NULL) MPI_File_close(&file_);
+}
+
 std::vector<double> BinaryMatrixFile::read_rows(const std::vector<RowRange>& ranges) {
   const std::int64_t my_rows = total_rows(ranges);
   const std::int64_t bytes = my_rows * cols_ * item_size_;
@@ -147,12 +140,15 @@ std::vector<double> BinaryMatrixFile::read_rows(const std::vector<RowRange>& ran
 }
 
 void BinaryMatrixFile::read_bytes(const std::vector<RowRange>& ranges, char* out, std::int64_t bytes) {
-  MPI_File file = MPI_FILE_NULL;
-  const int open_rc = MPI_File_open(comm_.get(), path_.c_str(), MPI_MODE_RDONLY, MPI_INFO_NULL, &file);
-  // If some ranks opened the file and others did not, the open handles are
-  // left alone: closing is collective and the failed ranks have nothing to close.
-  agree(comm_, open_rc == MPI_SUCCESS ? "" : "cannot open '" + path_ + "': " + mpi_error_text(open_rc));
-  const MpiFileGuard guard(file);
+  if (file_ == MPI_FILE_NULL) {
+    MPI_File opened = MPI_FILE_NULL;
+    const int open_rc = MPI_File_open(comm_.get(), path_.c_str(), MPI_MODE_RDONLY, MPI_INFO_NULL, &opened);
+    // If some ranks opened the file and others did not, the open handles are
+    // left alone: closing is collective and the failed ranks have nothing to close.
+    agree(comm_, open_rc == MPI_SUCCESS ? "" : "cannot open '" + path_ + "': " + mpi_error_text(open_rc));
+    file_ = opened;
+  }
+  const MPI_File file = file_;
 
   // The file view lists this rank's row blocks as (offset, length) in bytes,
   // ascending as MPI-IO requires; long blocks are split to keep int lengths.

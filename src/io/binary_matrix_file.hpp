@@ -23,6 +23,8 @@ class BinaryMatrixFile final : public MatrixFile {
 
   std::string format() const override { return format_; }
   std::vector<double> read_rows(const std::vector<RowRange>& ranges) override;
+  /// Collective: closes the file if a read opened it.
+  ~BinaryMatrixFile() override;
 
  private:
   struct Layout {
@@ -41,6 +43,9 @@ class BinaryMatrixFile final : public MatrixFile {
   std::int64_t data_offset_ = 0;
   std::int64_t item_size_ = 8;
   std::string format_;
+  /// Opened by the first read and kept: block-cyclic layouts read stripe
+  /// after stripe, and a collective open per stripe cost more than the reads.
+  MPI_File file_ = MPI_FILE_NULL;
 };
 
 }  // namespace kembed::io

@@ -1,25 +1,37 @@
 #include "kembed/io/csv_writer.hpp"
 
-#include <cstdio>
+#include <algorithm>
 
 #include "kembed/core/error.hpp"
+#include "kembed/io/format_double.hpp"
 
 namespace kembed::io {
 
 namespace {
 
 /// Appends `values` (rows x cols, row-major) as CSV lines, each led by
-/// `ids[i]` when ids are given.
+/// `ids[i]` when ids are given. Numbers go straight into the string's
+/// storage: formatting, not allocation, is what a large table costs.
 void append_rows(std::string& out, const std::vector<double>& values, std::size_t cols,
                  const std::vector<std::string>* ids) {
-  out.reserve(out.size() + values.size() * 24);
-  char buffer[40];
+  std::size_t at = out.size();
+  // Grows the string geometrically; `at` marks the end of what is written.
+  const auto room = [&](std::size_t need) {
+    if (out.size() < at + need) out.resize(std::max(at + need, 2 * out.size()));
+  };
+  room(values.size() * 20);
   for (std::size_t i = 0; i < values.size(); ++i) {
-    if (ids && i % cols == 0) out += csv_field((*ids)[i / cols]) + ',';
-    const int len = std::snprintf(buffer, sizeof buffer, "%.17g", values[i]);
-    out.append(buffer, static_cast<std::size_t>(len));
-    out += (i + 1) % cols == 0 ? '\n' : ',';
+    if (ids && i % cols == 0) {
+      const std::string field = csv_field((*ids)[i / cols]) + ',';
+      room(field.size());
+      at = field.copy(&out[at], field.size()) + at;
+    }
+    room(kMaxDoubleChars + 1);
+    char* end = format_double(&out[at], values[i]);
+    *end++ = (i + 1) % cols == 0 ? '\n' : ',';
+    at = static_cast<std::size_t>(end - out.data());
   }
+  out.resize(at);
 }
 
 }  // namespace

@@ -2,10 +2,16 @@
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
 
 #include "io/binary_matrix_file.hpp"
+#include "io/foreign_format.hpp"
+#include "io/read_only_file.hpp"
 #include "io/text_matrix_file.hpp"
 #include "kembed/core/error.hpp"
+#ifdef KEMBED_HAVE_HDF5
+#include "io/hdf5_matrix_file.hpp"
+#endif
 
 namespace kembed::io {
 
@@ -32,15 +38,65 @@ std::string text_only_options(const TextOptions& text) {
   return given;
 }
 
+bool is_hdf5_extension(const std::string& ext) {
+  return ext == ".h5" || ext == ".hdf5" || ext == ".he5" || ext == ".hdf";
+}
+
+/// Serial: the first bytes of a regular file ("" for anything else: a stream
+/// read here would be gone for the parser).
+std::string head_of(const std::string& path) {
+  std::error_code ec;
+  if (path == "-" || !std::filesystem::is_regular_file(path, ec)) return {};
+  const ReadOnlyFile file(path);
+  std::string head(static_cast<std::size_t>(std::min<std::int64_t>(file.size(), kSniffBytes)), '\0');
+  file.read_at(0, head.data(), static_cast<std::int64_t>(head.size()));
+  return head;
+}
+
 }  // namespace
 
-std::unique_ptr<MatrixFile> open_matrix_file(const Comm& comm, const std::string& path,
+std::pair<std::string, std::string> split_dataset(const std::string& path) {
+  const std::size_t colon = path.rfind(":/");
+  if (colon == std::string::npos || !is_hdf5_extension(extension_of(path.substr(0, colon)))) return {path, ""};
+  return {path.substr(0, colon), path.substr(colon + 1)};
+}
+
+std::unique_ptr<MatrixFile> open_matrix_file(const Comm& comm, const std::string& given_path,
                                              const FileHints& hints) {
+  const auto [path, named_dataset] = split_dataset(given_path);
   const std::string ext = extension_of(path);
-  if (ext == ".npy" || ext == ".bin") {
+  // Rank 0 looks at the first bytes of a file that is not .npy or .bin, so
+  // that HDF5 is recognized whatever its name and a compressed or binary file
+  // is named instead of parsed as text.
+  bool hdf5 = is_hdf5_extension(ext);
+  if (ext != ".npy" && ext != ".bin") {
+    int is_h5 = 0;
+    collectively(comm, [&] {
+      if (!comm.is_root()) return;
+      const std::string head = head_of(path);
+      if (is_hdf5(head)) is_h5 = 1;
+#ifndef KEMBED_HAVE_HDF5
+      if (hdf5 || is_h5) throw Error(foreign_format(path, "\x89HDF\r\n\x1a\n"));
+#endif
+      if (!is_h5 && !hdf5) {
+        const std::string foreign = foreign_format(path, head);
+        if (!foreign.empty()) throw Error(foreign);
+      }
+    });
+    comm.broadcast(&is_h5, 1);
+    hdf5 = hdf5 || is_h5;
+  }
+  if (!hints.dataset.empty() && !named_dataset.empty() && hints.dataset != named_dataset)
+    throw Error(given_path + ": names dataset " + named_dataset + ", but --dataset says " + hints.dataset);
+  if (!hints.dataset.empty() && !hdf5) throw Error(path + ": --dataset is only for HDF5 input");
+  if (ext == ".npy" || ext == ".bin" || hdf5) {
     // Every rank sees the same path and hints, so every rank throws alike.
     const std::string given = text_only_options(hints.text);
-    if (!given.empty()) throw Error(path + ": " + given + ": only for text input, not for a " + ext + " file");
+    if (!given.empty())
+      throw Error(path + ": " + given + ": only for text input, not for a " + (hdf5 ? "HDF5" : ext) + " file");
+#ifdef KEMBED_HAVE_HDF5
+    if (hdf5) return Hdf5MatrixFile::open(comm, path, hints.dataset.empty() ? named_dataset : hints.dataset);
+#endif
     if (ext == ".npy") return BinaryMatrixFile::open_npy(comm, path);
     return BinaryMatrixFile::open_bin(comm, path, hints);
   }

@@ -6,8 +6,8 @@
 namespace kembed::io {
 
 /// A header line with the given column names, then `rows` lines of the
-/// row-major `values` (rows x header.size()), each value printed "%.17g" so
-/// that it reads back as the same double.
+/// row-major `values` (rows x header.size()), each value in the shortest
+/// text that reads back as the same double (io::format_double).
 std::string format_csv(const std::vector<std::string>& header, const std::vector<double>& values);
 
 /// The same table with a first column of row ids: header `ids_header`, then

@@ -15,8 +15,9 @@ namespace kembed::io {
 /// Half-open range [begin, end) of global, 0-based row indices.
 using RowRange = IndexRange;
 
-/// What the file itself cannot say: the shape of a headerless .bin file, and
-/// how to read a text file (--header, --index-col, --id-column).
+/// What the file itself cannot say: the shape of a headerless .bin file, the
+/// dataset of an HDF5 file (--dataset), and how to read a text file
+/// (--header, --index-col, --id-column).
 struct FileHints {
   FileHints() = default;
   /// `{rows, cols}` keeps meaning the shape alone.
@@ -25,6 +26,7 @@ struct FileHints {
   std::int64_t rows = -1;
   std::int64_t cols = -1;
   TextOptions text;
+  std::string dataset;  ///< HDF5 dataset path; empty: the file's only dataset
 };
 
 /// Collective handle to an n x d matrix in a file. Shape known on every rank.
@@ -34,7 +36,7 @@ class MatrixFile {
   std::int64_t rows() const { return rows_; }
   std::int64_t cols() const { return cols_; }
   const std::string& path() const { return path_; }
-  /// Short format name for reports: "text", "npy" or "bin".
+  /// Short format name for reports: "text", "npy", "bin" or "h5".
   virtual std::string format() const = 0;
 
   /// Collective: every rank passes the ranges it wants (ascending, disjoint,
@@ -59,8 +61,15 @@ class MatrixFile {
   std::int64_t cols_ = 0;
 };
 
+/// Splits "FILE.h5:/DATASET" (also .hdf5, .he5, .hdf) into the file and the
+/// dataset path; any other path comes back whole with an empty dataset.
+std::pair<std::string, std::string> split_dataset(const std::string& path);
+
 /// Collective: opens `path` read-only and validates its shape. The format is
-/// chosen by extension (.npy, .bin, anything else is text); "-" is standard
+/// chosen by extension (.npy, .bin, .h5/.hdf5 when built with HDF5, where
+/// "FILE.h5:/DATASET" also names the dataset; anything else is text, unless
+/// its first bytes say it is a compressed, archived or other binary file,
+/// which is refused with what it is and how to convert it); "-" is standard
 /// input (text, read by rank 0, "<stdin>" in messages), and a FIFO or
 /// character device is read to its end. Every error (missing file, bad
 /// header, ragged row, non-numeric cell with file:line:column, text options

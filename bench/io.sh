@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Input and output rates of kembed (issue 13), beside the streaming bandwidth
+# of the same machine measured in the same run: reading an n x d matrix from
+# .npy, .h5 and CSV (the read + distribute phases of `kembed pca`), and
+# writing the n x k embedding as csv, npy and h5 (its write phase).
+#
+#   bench/io.sh [--n 1000000] [--d 64] [--k 10] [--ranks 2] [--dir DIR] [--keep]
+#
+# The data are generated (`kembed generate --dataset gaussian`, .npy and .h5);
+# the CSV of the same shape is the embedding of a pca with all d components,
+# written by kembed itself. Streaming bandwidth: one sequential read of the
+# .npy with the page cache warm (as the reads below find it). Needs python3
+# (standard library only) for the table. Uses about 3.5 GB of disk at the
+# defaults; DIR is removed at the end unless --keep.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+kembed=${KEMBED:-$root/build/kembed}
+n=1000000; d=64; k=10; ranks=2; dir=$root/results/bench-io; keep=0
+while [ $# -gt 0 ]; do
+  case $1 in
+    --n) n=$2; shift 2 ;; --d) d=$2; shift 2 ;; --k) k=$2; shift 2 ;;
+    --ranks) ranks=$2; shift 2 ;; --dir) dir=$2; shift 2 ;; --keep) keep=1; shift ;;
+    *) echo "unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+[ -x "$kembed" ] || { echo "no kembed binary at $kembed (build it or set KEMBED)" >&2; exit 2; }
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
+run() { mpirun --oversubscribe -np "$ranks" "$kembed" "$@"; }
+
+formats="npy csv"
+"$kembed" --version | grep -q 'output csv npy h5' && formats="npy h5 csv"
+rm -rf "$dir"; mkdir -p "$dir"
+echo "generating $n x $d ($formats) in $dir ..."
+run generate --dataset gaussian --rows "$n" --cols "$d" --seed 1 --output "$dir/X.npy" --quiet
+case $formats in *h5*)
+  run generate --dataset gaussian --rows "$n" --cols "$d" --seed 1 --output "$dir/X.h5" --quiet ;;
+esac
+run pca --input "$dir/X.npy" -k "$d" --output-dir "$dir/csv-source" --quiet
+mv "$dir/csv-source/embedding.csv" "$dir/X.csv"
+rm -rf "$dir/csv-source"
+
+for f in $formats; do
+  echo "kembed pca --input X.$f -k $k --output-format $f ($ranks ranks) ..."
+  run pca --input "$dir/X.$f" -k "$k" --output-format "$f" --output-dir "$dir/out-$f" --quiet
+done
+
+python3 - "$dir" "$formats" "$n" "$d" "$k" "$ranks" <<'PY'
+import json, os, sys, time
+dir, formats, n, d, k, ranks = sys.argv[1], sys.argv[2].split(), *map(int, sys.argv[3:])
+def stream(path):
+    """Seconds of one sequential read of `path` (page cache warm), best of 3."""
+    buf = bytearray(16 << 20)
+    best = float("inf")
+    for _ in range(3):
+        start = time.perf_counter()
+        with open(path, "rb", buffering=0) as f:
+            while f.readinto(buf):
+                pass
+        best = min(best, time.perf_counter() - start)
+    return best
+x_npy = os.path.join(dir, "X.npy")
+bandwidth = os.path.getsize(x_npy) / stream(x_npy)
+print(f"\nn = {n}, d = {d}, k = {k}, {ranks} ranks; streaming read bandwidth {bandwidth / 1e9:.2f} GB/s\n")
+print("| format | read s | input bytes | read GB/s | of streaming | write s | embedding bytes | write GB/s | of streaming |")
+print("|---|---|---|---|---|---|---|---|---|")
+for f in formats:
+    out = os.path.join(dir, "out-" + f)
+    times = json.load(open(os.path.join(out, "run.json")))["time_seconds"]
+    read = times.get("read", 0) + times.get("distribute", 0)
+    write = times.get("write", 0)
+    size_in = os.path.getsize(os.path.join(dir, "X." + f))
+    size_out = os.path.getsize(os.path.join(out, "embedding." + f))
+    print(f"| {f} | {read:.3f} | {size_in} | {size_in / read / 1e9:.3f} | {100 * size_in / read / bandwidth:.1f}% "
+          f"| {write:.3f} | {size_out} | {size_out / write / 1e9:.3f} | {100 * size_out / write / bandwidth:.1f}% |")
+print("\n(read s: the read and distribute phases of run.json, maximum over ranks; write s: its write "
+      "phase, which also writes and syncs the small eigenvalues.csv and components.csv)")
+PY
+[ "$keep" = 1 ] || rm -rf "$dir"

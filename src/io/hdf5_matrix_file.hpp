@@ -1,0 +1,39 @@
+#pragma once
+/// @file Private: a 2-D float64 or float32 dataset of an HDF5 file, read by
+/// every rank in parallel through HDF5's MPI-IO driver (each rank reads only
+/// the hyperslabs of its rows), and the matching parallel writer. Every HDF5
+/// call of kembed is in hdf5_matrix_file.cpp.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kembed/io/matrix_file.hpp"
+#include "kembed/mpi/comm.hpp"
+
+namespace kembed::io {
+
+/// Collective handle to one dataset. The first read opens the file and keeps
+/// it open (block-cyclic layouts read stripe after stripe, and opening is a
+/// collective metadata read each time); destruction closes it, collectively.
+class Hdf5MatrixFile final : public MatrixFile {
+ public:
+  /// Collective: opens `path` and checks `dataset` (rank 2, floating point
+  /// of 4 or 8 bytes). An empty `dataset` means the file's only dataset.
+  /// Errors (not HDF5, missing dataset with the ones the file has, wrong rank
+  /// or type) name the file and the dataset and are agreed.
+  static std::unique_ptr<Hdf5MatrixFile> open(const Comm& comm, const std::string& path, std::string dataset);
+
+  std::string format() const override { return "h5"; }
+  /// Collective: one collective H5Dread of the union of this rank's row
+  /// hyperslabs, converted to float64 by HDF5.
+  std::vector<double> read_rows(const std::vector<RowRange>& ranges) override;
+  ~Hdf5MatrixFile() override;
+
+ private:
+  Hdf5MatrixFile(Comm comm, std::string path, std::string dataset, std::int64_t rows, std::int64_t cols);
+  Comm comm_;  ///< private duplicate of the opening communicator
+  std::string dataset_;
+  std::int64_t file_ = -1, set_ = -1;  ///< HDF5 identifiers (hid_t) once read_rows opened them
+};
+
+}  // namespace kembed::io
