@@ -1,0 +1,42 @@
+#pragma once
+/// @file Categorical tables (one variable per column, categories as text or
+/// integers) read as their indicator (complete disjunctive) matrix, the
+/// input of multiple correspondence analysis.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kembed/io/matrix_file.hpp"
+#include "kembed/mpi/comm.hpp"
+
+namespace kembed::io {
+
+/// A parsed categorical table: every cell replaced by the index of its
+/// category among its variable's categories.
+struct CategoricalTable {
+  std::vector<std::string> variables;            ///< Q header names
+  std::vector<std::vector<std::string>> levels;  ///< per variable, in code order
+  std::int64_t rows = 0;
+  std::vector<std::int32_t> codes;  ///< rows x Q row-major, 0-based category indices
+};
+
+/// Parses `text` (`name` starts every error message). The first non-blank
+/// line is the header of variable names; cells are separated by commas (tabs
+/// if the header has no comma), may be double-quoted as CSV does, and are
+/// trimmed of spaces. Blank lines and lines starting with '#' are skipped.
+/// Categories are sorted: numerically when every cell of the variable is an
+/// integer, otherwise as byte strings. An empty cell, a ragged line, a
+/// duplicate or empty variable name, or no data line are Errors naming the
+/// line (and column).
+CategoricalTable parse_categorical(std::string_view text, const std::string& name);
+
+/// Collective: rank 0 reads and parses the categorical table at `path`; every
+/// rank gets the codes, and the handle serves the n x J indicator matrix
+/// (J = total number of categories; entry 1 where row i takes category j)
+/// without storing it. Column names ("variable:category") are on rank 0.
+/// Errors are agreed.
+std::unique_ptr<MatrixFile> open_indicator_matrix(const Comm& comm, const std::string& path);
+
+}  // namespace kembed::io

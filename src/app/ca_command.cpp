@@ -1,0 +1,358 @@
+#include "kembed/app/ca_command.hpp"
+
+#include <cmath>
+
+#include "kembed/app/driver.hpp"
+#include "kembed/core/error.hpp"
+#include "kembed/distribute/read_distributed.hpp"
+#include "kembed/io/categorical_file.hpp"
+#include "kembed/io/csv_writer.hpp"
+#include "kembed/io/model.hpp"
+#include "kembed/spectral/ca.hpp"
+
+namespace kembed::app {
+
+using namespace kembed::spectral;
+
+namespace {
+
+/// --route, --drop-empty: what only CA and MCA ask.
+struct CaOptions {
+  CaRoute route = CaRoute::automatic;
+  bool drop_empty = false;
+
+  static po::options_description description(bool with_drop_empty) {
+    po::options_description d("correspondence analysis");
+    d.add_options()("route", po::value<std::string>()->default_value("auto"),
+                    "auto (rows when I <= J, else columns), rows (S S^T, I x I) or columns "
+                    "(S^T S, J x J)");
+    if (with_drop_empty)
+      d.add_options()("drop-empty", po::bool_switch(),
+                      "leave all-zero rows and columns out (listed in run.json) instead of "
+                      "refusing the table");
+    return d;
+  }
+
+  explicit CaOptions(const po::variables_map& vm) {
+    route = parse_ca_route(vm["route"].as<std::string>());
+    drop_empty = vm.count("drop-empty") && vm["drop-empty"].as<bool>();
+  }
+};
+
+CaSettings settings_from(const SolveOptions& solve, const CaOptions& ca) {
+  CaSettings s;
+  s.components = solve.components;
+  s.route = ca.route;
+  s.solver = solve.solver;
+  s.block_size = solve.layout.block_size;
+  s.krylov = solve.krylov;
+  s.drop_empty = ca.drop_empty;
+  s.max_memory_per_rank = solve.max_memory_per_rank;
+  return s;
+}
+
+// Rank 0: `names`, or 1-based indices when there are none.
+std::vector<std::string> labels_or_indices(std::vector<std::string> names, std::int64_t count) {
+  if (std::int64_t(names.size()) == count) return names;
+  names.clear();
+  for (std::int64_t i = 1; i <= count; ++i) names.push_back(std::to_string(i));
+  return names;
+}
+
+// Rank 0: rows.csv / columns.csv: one line per point that was not dropped.
+std::string points_csv(const char* label_header, const CaPoints& p,
+                       const std::vector<std::string>& labels, int k) {
+  std::vector<std::string> header = {"mass", "distance", "inertia", "quality"};
+  for (const char* prefix : {"std", "pc", "ctr", "cos2_"})
+    for (const auto& name : io::numbered_columns(prefix, k)) header.push_back(name);
+  std::vector<double> values;
+  std::vector<std::string> ids;
+  std::size_t next_dropped = 0;
+  for (std::size_t i = 0; i < p.mass.size(); ++i) {
+    if (next_dropped < p.dropped.size() && std::size_t(p.dropped[next_dropped]) == i) {
+      ++next_dropped;
+      continue;
+    }
+    ids.push_back(labels[i]);
+    values.push_back(p.mass[i]);
+    values.push_back(std::sqrt(p.inertia[i] / p.mass[i]));
+    values.push_back(p.inertia[i]);
+    values.push_back(p.quality[i]);
+    for (const auto* a : {&p.standard, &p.principal, &p.contribution, &p.cos2})
+      for (int t = 0; t < k; ++t) values.push_back((*a)[i * std::size_t(k) + std::size_t(t)]);
+  }
+  return io::format_csv(header, values, label_header, ids);
+}
+
+std::string inertias_csv(const CaResult& r) {
+  std::vector<double> table;
+  double cumulative = 0;
+  for (double v : r.principal_inertias) {
+    cumulative += v;
+    table.insert(table.end(),
+                 {v, std::sqrt(v), 100 * v / r.total_inertia, 100 * cumulative / r.total_inertia});
+  }
+  return io::format_csv(
+      {"principal_inertia", "singular_value", "percentage", "cumulative_percentage"}, table);
+}
+
+Json dropped_labels(const CaPoints& p, const std::vector<std::string>& labels) {
+  Json list = Json::array();
+  for (auto i : p.dropped)
+    list.push_back(labels.empty() ? std::to_string(i + 1) : labels[std::size_t(i)]);
+  return list;
+}
+
+// Collective: writes model/ (what supplementary points need) into the
+// staging directory.
+void save_model(Run& run, const CaResult& r) {
+  const std::string dir = run.staged_path("model");
+  Json manifest = run.manifest_header();
+  manifest["rows"] = r.rows;
+  manifest["cols"] = r.cols;
+  manifest["k"] = r.k;
+  manifest["projection"] =
+      "supplementary row h (cols entries): (h / sum h) column_standard; supplementary column b "
+      "(given as a row of rows entries): (b / sum b) row_standard; principal coordinates";
+  run.on_root([&] {
+    io::ModelWriter writer(dir);
+    writer.add("row_standard", {r.rows, r.k, r.row_points.standard});
+    writer.add("column_standard", {r.cols, r.k, r.col_points.standard});
+    writer.add("principal_inertias", {1, r.k, r.principal_inertias});
+    writer.finish(manifest);
+  });
+}
+
+// Collective: fits CA on the table of run.input() and writes every output
+// of a CA (MCA adds its own fields to run.report afterwards).
+CaResult fit_and_write(Run& run, const SolveOptions& solve, CaSettings settings) {
+  io::MatrixFile& input = run.input();
+  settings.krylov = run.krylov(solve);
+  const std::int64_t rows = input.rows(), cols = input.cols();
+  settings.block_size = run.use_block_size_for(
+      resolve_ca_route(settings.route, rows, cols) == CaRoute::rows ? rows : cols);
+  const int nb = settings.block_size;
+  // Labels exist on rank 0 only; every other rank works with empty lists.
+  const std::vector<std::string> row_names = input.row_ids(), col_names = input.column_names();
+
+  // Before the table is read: it is the largest item after the cross-product.
+  const MemoryCheck memory =
+      check_memory(ca_problem_shape(rows, cols, settings, run.grid().nprow(), run.grid().npcol()),
+                   settings.max_memory_per_rank, run.world());
+  run.timer().start("distribute");
+  DistMatrix table(run.grid(), rows, cols, nb, nb);
+  distribute::read_block_cyclic(input, table);
+  const CaResult r = fit_ca(table, settings, input.path(), row_names, col_names, run.timer());
+  run.solver(solve, {r.solver_used, r.solver_note, r.iterations, r.matvecs, memory.estimate,
+                     memory.limit});
+
+  run.timer().start("write");
+  std::vector<std::string> row_labels, col_labels;
+  if (run.world().is_root()) {
+    row_labels = labels_or_indices(row_names, rows);
+    col_labels = labels_or_indices(col_names, cols);
+  }
+  run.write("inertias.csv", [&] { return inertias_csv(r); });
+  run.write("rows.csv", [&] { return points_csv("row", r.row_points, row_labels, r.k); });
+  run.write("columns.csv", [&] { return points_csv("column", r.col_points, col_labels, r.k); });
+  run.timer().start("model");
+  save_model(run, r);
+
+  Json& report = run.report;
+  report["route"] = ca_route_name(r.route);
+  report["route_requested"] = ca_route_name(settings.route);
+  report["rows"] = r.rows;
+  report["columns"] = r.cols;
+  report["components"] = r.k;
+  report["grand_total"] = r.grand_total;
+  report["total_inertia"] = r.total_inertia;
+  report["chi_square"] = r.total_inertia * r.grand_total;
+  report["principal_inertias"] = r.principal_inertias;
+  std::vector<double> percentages;
+  for (double v : r.principal_inertias) percentages.push_back(100 * v / r.total_inertia);
+  report["percentages"] = percentages;
+  if (run.world().is_root()) {
+    report["dropped_rows"] = dropped_labels(r.row_points, row_names);
+    report["dropped_columns"] = dropped_labels(r.col_points, col_names);
+  }
+  if (!r.spectrum.empty()) report["spectrum"] = r.spectrum;
+  report["relative_residuals"] = r.residuals;
+  report["residual_definition"] = r.route == CaRoute::rows
+                                      ? "||A u - lambda u||_2 / ||A||_F, A = S S^T"
+                                      : "||A v - lambda v||_2 / ||A||_F, A = S^T S";
+  report["definitions"] = {
+      {"P", "N / n, n the grand total of the counts N"},
+      {"mass", "row masses r = P 1, column masses c = P^T 1"},
+      {"S", "standardized residuals D_r^{-1/2} (P - r c^T) D_c^{-1/2} = U Sigma V^T"},
+      {"total_inertia", "||S||_F^2 = sum_ij (p_ij - r_i c_j)^2 / (r_i c_j) = chi-square / n"},
+      {"principal_inertia",
+       "sigma_k^2, eigenvalue k of S S^T (= of S^T S); percentage = "
+       "100 sigma_k^2 / total inertia"},
+      {"std",
+       "standard coordinates: rows Phi = D_r^{-1/2} U, columns Gamma = D_c^{-1/2} V "
+       "(R ca: rowcoord, colcoord)"},
+      {"pc", "principal coordinates: F = Phi Sigma, G = Gamma Sigma"},
+      {"distance",
+       "chi-square distance of the profile to the average profile, d_i = "
+       "sqrt(sum_j (p_ij / r_i - c_j)^2 / c_j) (R ca: rowdist)"},
+      {"inertia",
+       "r_i d_i^2 = sum_j s_ij^2, the point's share of the total inertia (R ca: "
+       "rowinertia)"},
+      {"ctr",
+       "contribution to dimension k: r_i phi_ik^2 (sums to 1 over the points; R's "
+       "summary prints it in per mille)"},
+      {"cos2",
+       "squared correlation with dimension k: f_ik^2 / d_i^2 (0 when d_i = 0; R's "
+       "summary: cor, per mille)"},
+      {"quality", "sum of cos2 over the K kept dimensions (R's summary: qlt, per mille)"},
+      {"dropped",
+       "all-zero rows and columns left out with --drop-empty: not in rows.csv / "
+       "columns.csv, no mass"}};
+  report["sign_convention"] =
+      "in each dimension the row standard coordinate of largest magnitude is positive (the "
+      "first within a relative 1e-8 on ties); column coordinates follow, so the transition "
+      "formulas hold. R's ca keeps the signs of LAPACK's SVD: a dimension may differ from it "
+      "by a sign";
+  run.summary = std::to_string(r.rows) + " x " + std::to_string(r.cols) +
+                " table, k = " + std::to_string(r.k) + ", total inertia " +
+                std::to_string(r.total_inertia) + " (" + ca_route_name(r.route) + " route), " +
+                std::to_string(run.world().size()) + " ranks";
+  return r;
+}
+
+}  // namespace
+
+po::options_description ca_options() {
+  po::options_description all;
+  all.add(InputOptions::description(
+              "I x J table of non-negative counts (.csv/.tsv/.txt, .npy, .bin); row labels "
+              "with --id-column, column labels from a header"))
+      .add(OutputOptions::description())
+      .add(SolveOptions::description())
+      .add(CaOptions::description(true));
+  return all;
+}
+
+void run_ca(const po::variables_map& vm, const Comm& world) {
+  const InputOptions in(vm);
+  const OutputOptions output(vm);
+  const SolveOptions solve(vm);
+  const CaSettings settings = settings_from(solve, CaOptions(vm));
+  Job job("ca", output, solve.layout, {in.input}, [&](const Comm& c) { return in.open(c); });
+  job.with_dry_run(solve, [&](const io::MatrixFile& file, const BlacsGrid& grid) {
+    return ca_problem_shape(file.rows(), file.cols(), settings, grid.nprow(), grid.npcol());
+  });
+  drive(vm, world, job, [&](Run& run) {
+    const CaResult r = fit_and_write(run, solve, settings);
+    if (!r.row_points.dropped.empty() || !r.col_points.dropped.empty())
+      run.summary_tail = "; --drop-empty left out " + std::to_string(r.row_points.dropped.size()) +
+                         " empty rows and " + std::to_string(r.col_points.dropped.size()) +
+                         " empty columns (run.json lists them)";
+  });
+}
+
+po::options_description mca_options() {
+  po::options_description input("input");
+  input.add_options()("input,i", po::value<std::string>(),
+                      "CSV of categorical variables: a header of variable names, one row per "
+                      "individual, categories as text or integers");
+  po::options_description all;
+  all.add(input)
+      .add(OutputOptions::description())
+      .add(SolveOptions::description())
+      .add(CaOptions::description(false));
+  return all;
+}
+
+void run_mca(const po::variables_map& vm, const Comm& world) {
+  if (!vm.count("input")) throw Error("mca needs --input CATEGORICAL.csv");
+  const std::string path = vm["input"].as<std::string>();
+  const OutputOptions output(vm);
+  const SolveOptions solve(vm);
+  const CaSettings settings = settings_from(solve, CaOptions(vm));
+  Job job("mca", output, solve.layout, {path},
+          [&](const Comm& c) { return io::open_indicator_matrix(c, path); });
+  job.with_dry_run(solve, [&](const io::MatrixFile& file, const BlacsGrid& grid) {
+    return ca_problem_shape(file.rows(), file.cols(), settings, grid.nprow(), grid.npcol());
+  });
+  drive(vm, world, job, [&](Run& run) {
+    // Every row of the indicator matrix sums to Q, the number of variables.
+    const std::int64_t n = run.input().rows(), categories = run.input().cols();
+    std::vector<double> first_row = run.input().read_rows({{0, 1}});
+    double q = 0;
+    for (double v : first_row) q += v;
+    const CaResult r = fit_and_write(run, solve, settings);
+    // Benzécri: (Q/(Q-1))^2 (lambda - 1/Q)^2 for indicator inertias lambda >
+    // 1/Q. Greenacre: the same values as a share of the adjusted total
+    // Q/(Q-1) (sum of all lambda^2 - (J-Q)/Q^2), the Burt inertia
+    // (sum lambda^2 = ||S^T S||_F^2) less its diagonal blocks' part.
+    const auto adjust = [q](double lambda) {
+      return lambda > 1 / q ? std::pow(q / (q - 1) * (lambda - 1 / q), 2) : 0.0;
+    };
+    std::vector<double> adjusted, benzecri, greenacre;
+    for (double lambda : r.principal_inertias) adjusted.push_back(adjust(lambda));
+    // Benzécri's percentages need every lambda > 1/Q: the whole spectrum
+    // when the solver computed it, else the K kept ones.
+    double adjusted_sum = 0;
+    for (double lambda : r.spectrum.empty() ? r.principal_inertias : r.spectrum)
+      adjusted_sum += adjust(lambda);
+    const double burt = r.solved_frobenius * r.solved_frobenius;
+    const double greenacre_total =
+        q > 1 ? q / (q - 1) * (burt - (double(categories) - q) / (q * q)) : 0.0;
+    for (double a : adjusted) {
+      benzecri.push_back(adjusted_sum > 0 ? 100 * a / adjusted_sum : 0.0);
+      greenacre.push_back(greenacre_total > 0 ? 100 * a / greenacre_total : 0.0);
+    }
+    Json& report = run.report;
+    report["individuals"] = n;
+    report["variables"] = q;
+    report["categories"] = categories;
+    report["indicator_total_inertia_expected"] = (double(categories) - q) / q;
+    report["adjusted_inertias"] = adjusted;
+    report["benzecri_percentages"] = benzecri;
+    report["burt_total_inertia"] = burt;
+    report["greenacre_adjusted_total_inertia"] = greenacre_total;
+    report["greenacre_percentages"] = greenacre;
+    report["mca_definitions"] = {
+        {"indicator", "Z, n x J, z_ij = 1 when individual i takes category j; CA of Z"},
+        {"adjusted_inertia",
+         "Benzecri: (Q/(Q-1))^2 (lambda_k - 1/Q)^2 for lambda_k > 1/Q, else 0; lambda_k the "
+         "principal inertias of the indicator CA"},
+        {"benzecri_percentages",
+         "100 adjusted_k / sum of the adjusted inertias of every lambda > 1/Q (of the K kept "
+         "ones when the solver does not compute the whole spectrum)"},
+        {"burt_total_inertia", "sum of all lambda^2 = inertia of the Burt matrix Z^T Z"},
+        {"greenacre_adjusted_total_inertia",
+         "Q/(Q-1) (burt_total_inertia - (J - Q)/Q^2) (Greenacre 2007, ch. 19)"},
+        {"greenacre_percentages", "100 adjusted_k / greenacre_adjusted_total_inertia"},
+        {"categories_order",
+         "per variable: numerically when every value is an integer, else "
+         "byte order; columns.csv labels them variable:category"}};
+    run.summary = "MCA of " + std::to_string(n) + " individuals, " +
+                  std::to_string(static_cast<int>(q)) + " variables, " +
+                  std::to_string(categories) + " categories, k = " + std::to_string(r.k);
+  });
+}
+
+Projection project_ca(const io::Model& model, io::MatrixFile& points, const BlacsGrid& grid,
+                      int block_size) {
+  const Comm& comm = grid.comm();
+  std::int64_t rows = 0, cols = 0;
+  int k = 0;
+  collectively(comm, [&] {
+    rows = model.integer("rows", 2, INT64_MAX);
+    cols = model.integer("cols", 2, INT64_MAX);
+    k = int(model.integer("k", 1, std::min(rows, cols) - 1));
+  });
+  // A profile over the table's columns is a supplementary row; one over its
+  // rows (I != J) a supplementary column.
+  const bool column_points = points.cols() == rows && rows != cols;
+  auto standard = model.large(comm, column_points ? "row_standard" : "column_standard");
+  if (standard->cols() != k)
+    agree(comm, model.manifest_path() + ": the standard coordinates have " +
+                    std::to_string(standard->cols()) +
+                    " columns, the manifest says k = " + std::to_string(k));
+  return {k, ca_supplementary(*standard, points, grid, block_size)};
+}
+
+}  // namespace kembed::app

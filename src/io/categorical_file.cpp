@@ -1,0 +1,207 @@
+#include "kembed/io/categorical_file.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "kembed/core/error.hpp"
+
+namespace kembed::io {
+
+namespace {
+
+std::string trim(std::string_view s) {
+  std::size_t b = 0, e = s.size();
+  while (b < e && (s[b] == ' ' || s[b] == '\r')) ++b;
+  while (e > b && (s[e - 1] == ' ' || s[e - 1] == '\r')) --e;
+  return std::string(s.substr(b, e - b));
+}
+
+// Cells of one line split at `delimiter`, quotes respected and removed.
+std::vector<std::string> split(std::string_view line, char delimiter, const std::string& where) {
+  std::vector<std::string> cells;
+  std::string cell;
+  bool quoted = false, was_quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char ch = line[i];
+    if (quoted) {
+      if (ch != '"') {
+        cell += ch;
+      } else if (i + 1 < line.size() && line[i + 1] == '"') {
+        cell += '"';
+        ++i;
+      } else {
+        quoted = false;
+      }
+    } else if (ch == '"' && trim(cell).empty()) {
+      quoted = was_quoted = true;
+      cell.clear();
+    } else if (ch == delimiter) {
+      cells.push_back(was_quoted ? cell : trim(cell));
+      cell.clear();
+      was_quoted = false;
+    } else {
+      cell += ch;
+    }
+  }
+  if (quoted) throw Error(where + ": a quoted cell is not closed on its line");
+  cells.push_back(was_quoted ? cell : trim(cell));
+  return cells;
+}
+
+bool is_integer(const std::string& s, long long& value) {
+  if (s.empty()) return false;
+  char* end = nullptr;
+  errno = 0;
+  value = std::strtoll(s.c_str(), &end, 10);
+  return errno == 0 && *end == '\0';
+}
+
+}  // namespace
+
+CategoricalTable parse_categorical(std::string_view text, const std::string& name) {
+  CategoricalTable table;
+  std::vector<std::vector<std::string>> cells;  // per data row
+  std::vector<std::int64_t> line_of;            // 1-based line number per data row
+  char delimiter = ',';
+  std::int64_t line_number = 0;
+  std::size_t pos = 0;
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") pos = 3;
+  while (pos < text.size()) {
+    std::size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view line = text.substr(pos, end - pos);
+    pos = end + 1;
+    ++line_number;
+    const std::string content = trim(line);
+    if (content.empty() || content[0] == '#') continue;
+    const std::string where = name + ":" + std::to_string(line_number);
+    if (table.variables.empty()) {
+      if (content.find(',') == std::string::npos && content.find('\t') != std::string::npos)
+        delimiter = '\t';
+      table.variables = split(line, delimiter, where);
+      std::set<std::string> seen;
+      for (std::size_t q = 0; q < table.variables.size(); ++q) {
+        const std::string& v = table.variables[q];
+        if (v.empty())
+          throw Error(where + ": the header (variable names) has an empty name in column " +
+                      std::to_string(q + 1));
+        if (!seen.insert(v).second)
+          throw Error(where + ": the header names variable '" + v + "' twice");
+      }
+      continue;
+    }
+    std::vector<std::string> row = split(line, delimiter, where);
+    if (row.size() != table.variables.size())
+      throw Error(where + ": " + std::to_string(row.size()) + " cells, but the header names " +
+                  std::to_string(table.variables.size()) + " variables");
+    for (std::size_t q = 0; q < row.size(); ++q)
+      if (row[q].empty())
+        throw Error(where + ", column " + std::to_string(q + 1) + " (variable '" +
+                    table.variables[q] +
+                    "'): empty cell; code a missing answer as a category of its own");
+    cells.push_back(std::move(row));
+    line_of.push_back(line_number);
+  }
+  if (table.variables.empty() || cells.empty())
+    throw Error(name + ": no data: a header of variable names and at least one row are needed");
+
+  const std::size_t q_count = table.variables.size();
+  table.rows = std::int64_t(cells.size());
+  table.codes.resize(cells.size() * q_count);
+  table.levels.resize(q_count);
+  for (std::size_t q = 0; q < q_count; ++q) {
+    std::set<std::string> distinct;
+    bool integers = true;
+    for (const auto& row : cells) {
+      long long ignored = 0;
+      distinct.insert(row[q]);
+      integers = integers && is_integer(row[q], ignored);
+    }
+    std::vector<std::string> levels(distinct.begin(), distinct.end());
+    if (integers)
+      std::stable_sort(levels.begin(), levels.end(),
+                       [](const std::string& a, const std::string& b) {
+                         long long x = 0, y = 0;
+                         is_integer(a, x);
+                         is_integer(b, y);
+                         return x < y;
+                       });
+    std::map<std::string, std::int32_t> code;
+    for (std::size_t c = 0; c < levels.size(); ++c) code[levels[c]] = std::int32_t(c);
+    for (std::size_t i = 0; i < cells.size(); ++i) table.codes[i * q_count + q] = code[cells[i][q]];
+    table.levels[q] = std::move(levels);
+  }
+  return table;
+}
+
+namespace {
+
+// The indicator matrix of a categorical table, expanded row by row on demand.
+class IndicatorMatrixFile : public MatrixFile {
+ public:
+  IndicatorMatrixFile(std::string path, std::int64_t rows, std::vector<std::int64_t> offsets,
+                      std::vector<std::int32_t> codes, std::vector<std::string> names)
+      : MatrixFile(std::move(path), rows, offsets.back()),
+        offsets_(std::move(offsets)),
+        codes_(std::move(codes)),
+        names_(std::move(names)) {}
+
+  std::string format() const override { return "categorical"; }
+
+  std::vector<double> read_rows(const std::vector<RowRange>& ranges) override {
+    const std::size_t q_count = offsets_.size() - 1, width = std::size_t(cols_);
+    std::size_t total = 0;
+    for (const auto& r : ranges) total += std::size_t(r.end - r.begin);
+    std::vector<double> out(total * width, 0.0);
+    std::size_t at = 0;
+    for (const auto& r : ranges)
+      for (std::int64_t i = r.begin; i < r.end; ++i, ++at)
+        for (std::size_t q = 0; q < q_count; ++q)
+          out[at * width + std::size_t(offsets_[q]) +
+              std::size_t(codes_[std::size_t(i) * q_count + q])] = 1.0;
+    return out;
+  }
+
+  std::vector<std::string> column_names() const override { return names_; }
+
+ private:
+  std::vector<std::int64_t> offsets_;  ///< first indicator column of each variable, then J
+  std::vector<std::int32_t> codes_;    ///< rows x Q, on every rank
+  std::vector<std::string> names_;     ///< rank 0 only
+};
+
+}  // namespace
+
+std::unique_ptr<MatrixFile> open_indicator_matrix(const Comm& comm, const std::string& path) {
+  std::vector<std::int64_t> offsets;
+  std::vector<std::int32_t> codes;
+  std::vector<std::string> names;
+  long long rows = 0;
+  collectively(comm, [&] {
+    if (!comm.is_root()) return;
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw Error(path + ": cannot open the categorical table for reading");
+    std::ostringstream text;
+    text << in.rdbuf();
+    CategoricalTable table = parse_categorical(text.str(), path);
+    rows = table.rows;
+    offsets.push_back(0);
+    for (std::size_t q = 0; q < table.variables.size(); ++q) {
+      offsets.push_back(offsets.back() + std::int64_t(table.levels[q].size()));
+      for (const auto& level : table.levels[q]) names.push_back(table.variables[q] + ":" + level);
+    }
+    codes = std::move(table.codes);
+  });
+  comm.broadcast(&rows, 1);
+  comm.broadcast(offsets);
+  comm.broadcast(codes);
+  return std::make_unique<IndicatorMatrixFile>(path, rows, std::move(offsets), std::move(codes),
+                                               std::move(names));
+}
+
+}  // namespace kembed::io

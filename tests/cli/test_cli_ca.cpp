@@ -1,0 +1,302 @@
+// kembed ca and kembed mca end to end: a labelled count table against a
+// Jacobi eigen-decomposition of S^T S formed here, the transition formulas
+// and chi-square / n read back from the output files, the same numbers on 1
+// and 4 ranks; MCA of two variables against the CA of their cross-table
+// (indicator inertias (1 + sqrt(lambda))/2, Benzécri's adjusted inertias and
+// Greenacre's adjusted total equal to the cross-table's); bad tables refused
+// on every rank.
+#include "cli/cli_support.hpp"
+
+using namespace cli_test;
+
+namespace {
+
+// A labelled output table: label column, then numbers.
+struct Points {
+  std::vector<std::string> header, labels;
+  Matrix values;
+};
+
+Points read_points(const fs::path& path) {
+  Points p;
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  std::stringstream h(line);
+  for (std::string cell; std::getline(h, cell, ',');) p.header.push_back(cell);
+  p.values.cols = p.header.size() - 1;
+  while (std::getline(in, line)) {
+    std::stringstream row(line);
+    std::string cell;
+    std::getline(row, cell, ',');
+    p.labels.push_back(cell);
+    while (std::getline(row, cell, ',')) p.values.v.push_back(std::strtod(cell.c_str(), nullptr));
+    ++p.values.rows;
+  }
+  EXPECT_EQ(p.values.v.size(), p.values.rows * p.values.cols) << path;
+  return p;
+}
+
+std::size_t column(const Points& p, const std::string& name) {
+  const auto at = std::find(p.header.begin(), p.header.end(), name);
+  EXPECT_NE(at, p.header.end()) << name;
+  return std::size_t(at - p.header.begin()) - 1;
+}
+
+// Counts with structure; row i, column j.
+Matrix table(std::size_t rows, std::size_t cols) {
+  Matrix n = zeros(rows, cols);
+  for (std::size_t i = 0; i < rows; ++i)
+    for (std::size_t j = 0; j < cols; ++j)
+      n(i, j) = double((i * 5 + j * 3 + i * j) % 9 + (i % cols == j ? 7 : 1));
+  return n;
+}
+
+struct Reference {
+  std::vector<double> r, c, inertias;  // masses; eigenvalues of S^T S, descending
+  Matrix s;                            // standardized residuals
+  Matrix v;                            // eigenvectors of S^T S
+  double chi2_over_n = 0;
+};
+
+Reference reference(const Matrix& n) {
+  Reference ref;
+  double total = 0;
+  ref.r.assign(n.rows, 0.0);
+  ref.c.assign(n.cols, 0.0);
+  for (std::size_t i = 0; i < n.rows; ++i)
+    for (std::size_t j = 0; j < n.cols; ++j) {
+      total += n(i, j);
+      ref.r[i] += n(i, j);
+      ref.c[j] += n(i, j);
+    }
+  for (std::size_t i = 0; i < n.rows; ++i)
+    for (std::size_t j = 0; j < n.cols; ++j) {
+      const double e = ref.r[i] * ref.c[j] / total;
+      ref.chi2_over_n += (n(i, j) - e) * (n(i, j) - e) / e / total;
+    }
+  for (double& x : ref.r) x /= total;
+  for (double& x : ref.c) x /= total;
+  ref.s = zeros(n.rows, n.cols);
+  for (std::size_t i = 0; i < n.rows; ++i)
+    for (std::size_t j = 0; j < n.cols; ++j)
+      ref.s(i, j) = (n(i, j) / total - ref.r[i] * ref.c[j]) / std::sqrt(ref.r[i] * ref.c[j]);
+  Matrix sts = zeros(n.cols, n.cols);
+  for (std::size_t a = 0; a < n.cols; ++a)
+    for (std::size_t b = 0; b < n.cols; ++b)
+      for (std::size_t i = 0; i < n.rows; ++i) sts(a, b) += ref.s(i, a) * ref.s(i, b);
+  jacobi_eigen(sts, ref.inertias, ref.v);
+  return ref;
+}
+
+std::string labelled_csv(const Matrix& n) {
+  std::string text = "region";
+  for (std::size_t j = 0; j < n.cols; ++j) text += ",term" + std::to_string(j + 1);
+  text += "\n";
+  for (std::size_t i = 0; i < n.rows; ++i) {
+    text += "r" + std::to_string(i + 1);
+    for (std::size_t j = 0; j < n.cols; ++j) text += "," + format_g17(n(i, j));
+    text += "\n";
+  }
+  return text;
+}
+
+TEST(CliCa, MatchesJacobiAndTransitionFormulasOnOneAndFourRanks) {
+  const fs::path dir = scratch_dir("ca_main");
+  const std::size_t rows = 8, cols = 5;
+  const int k = 3;
+  const Matrix n = table(rows, cols);
+  write_file(dir / "t.csv", labelled_csv(n));
+  const Reference ref = reference(n);
+  double total = 0;
+  for (double x : n.v) total += x;
+
+  std::vector<Points> row_out, col_out;
+  for (int np : {1, 4}) {
+    const fs::path out = dir / ("out" + std::to_string(np));
+    const RunResult r =
+        run_kembed({"ca", "--input", (dir / "t.csv").string(), "--id-column", "region", "-k",
+                    std::to_string(k), "--output-dir", out.string()},
+                   np);
+    ASSERT_TRUE(r.all_ranks_succeeded()) << r.describe();
+    EXPECT_TRUE(contains(r.out, "8 x 5 table, k = 3")) << r.out;
+    const Json report = Json::parse(read_file(out / "run.json"));
+    EXPECT_EQ(report["route"], "columns");
+    EXPECT_NEAR(report["total_inertia"].get<double>(), ref.chi2_over_n, 1e-13);
+    EXPECT_NEAR(report["chi_square"].get<double>(), ref.chi2_over_n * total, 1e-10);
+    const Csv inertias = read_result_csv(out / "inertias.csv");
+    ASSERT_EQ(inertias.data.rows, std::size_t(k));
+    for (int t = 0; t < k; ++t) {
+      EXPECT_NEAR(inertias.data(t, 0), ref.inertias[t], 1e-13);
+      EXPECT_NEAR(inertias.data(t, 2), 100 * ref.inertias[t] / ref.chi2_over_n, 1e-10);
+    }
+    row_out.push_back(read_points(out / "rows.csv"));
+    col_out.push_back(read_points(out / "columns.csv"));
+  }
+  const Points& rp = row_out[0];
+  const Points& cp = col_out[0];
+  ASSERT_EQ(rp.values.rows, rows);
+  ASSERT_EQ(cp.values.rows, cols);
+  EXPECT_EQ(rp.header[0], "row");
+  EXPECT_EQ(rp.labels[2], "r3");
+  EXPECT_EQ(cp.labels[4], "term5");
+  // Same numbers on 4 ranks as on 1.
+  EXPECT_LT(max_abs_diff(row_out[1].values, rp.values), 1e-10);
+  EXPECT_LT(max_abs_diff(col_out[1].values, cp.values), 1e-10);
+
+  for (int t = 0; t < k; ++t) {
+    const std::string d = std::to_string(t + 1);
+    const std::size_t std_col = column(rp, "std" + d), pc_col = column(rp, "pc" + d);
+    const double sigma = std::sqrt(ref.inertias[t]);
+    // Row standard coordinates from the Jacobi vectors: S v / sigma / sqrt(r),
+    // signed so that the largest |entry| is positive.
+    Matrix phi = zeros(rows, 1);
+    for (std::size_t i = 0; i < rows; ++i) {
+      for (std::size_t j = 0; j < cols; ++j) phi(i, 0) += ref.s(i, j) * ref.v(j, t);
+      phi(i, 0) /= sigma * std::sqrt(ref.r[i]);
+    }
+    std::size_t arg = 0;
+    for (std::size_t i = 1; i < rows; ++i)
+      if (std::abs(phi(i, 0)) > std::abs(phi(arg, 0))) arg = i;
+    const double sign = phi(arg, 0) < 0 ? -1 : 1;
+    for (std::size_t i = 0; i < rows; ++i) {
+      EXPECT_NEAR(rp.values(i, std_col), sign * phi(i, 0), 1e-9) << "row " << i << " dim " << d;
+      EXPECT_NEAR(rp.values(i, pc_col), sign * phi(i, 0) * sigma, 1e-9);
+      // F = D_r^{-1} P G_std.
+      double f = 0;
+      for (std::size_t j = 0; j < cols; ++j)
+        f += n(i, j) / total / ref.r[i] * cp.values(j, column(cp, "std" + d));
+      EXPECT_NEAR(rp.values(i, pc_col), f, 1e-10);
+    }
+    for (std::size_t j = 0; j < cols; ++j) {
+      EXPECT_NEAR(cp.values(j, column(cp, "std" + d)), sign * ref.v(j, t) / std::sqrt(ref.c[j]),
+                  1e-9);
+      // G = D_c^{-1} P^T F_std.
+      double g = 0;
+      for (std::size_t i = 0; i < rows; ++i)
+        g += n(i, j) / total / ref.c[j] * rp.values(i, std_col);
+      EXPECT_NEAR(cp.values(j, column(cp, "pc" + d)), g, 1e-10);
+    }
+  }
+  for (std::size_t i = 0; i < rows; ++i)
+    EXPECT_NEAR(rp.values(i, column(rp, "mass")), ref.r[i], 1e-15);
+
+  // Supplementary points through transform: a fitted row (and the same row
+  // doubled: only the profile counts) lands on its principal coordinates, and
+  // so does a fitted column given as a row of I counts.
+  std::string sup_rows, sup_col;
+  for (std::size_t j = 0; j < cols; ++j) {
+    sup_rows += (j ? "," : "") + format_g17(n(2, j));
+  }
+  sup_rows += "\n";
+  for (std::size_t j = 0; j < cols; ++j) sup_rows += (j ? "," : "") + format_g17(2 * n(6, j));
+  sup_rows += "\n";
+  for (std::size_t i = 0; i < rows; ++i) sup_col += (i ? "," : "") + format_g17(n(i, 1));
+  write_file(dir / "sup_rows.csv", sup_rows);
+  write_file(dir / "sup_col.csv", sup_col + "\n");
+  const struct {
+    std::string file;
+    const Points* fitted;
+    std::vector<std::size_t> match;
+  } sups[] = {{"sup_rows.csv", &rp, {2, 6}}, {"sup_col.csv", &cp, {1}}};
+  for (const auto& sup : sups) {
+    const fs::path out = dir / ("t_" + sup.file);
+    const RunResult r =
+        run_kembed({"transform", "--model", (dir / "out4" / "model").string(), "--input",
+                    (dir / sup.file).string(), "--output-dir", out.string()},
+                   2);
+    ASSERT_TRUE(r.all_ranks_succeeded()) << r.describe();
+    const Csv z = read_result_csv(out / "embedding.csv");
+    ASSERT_EQ(z.data.rows, sup.match.size());
+    for (std::size_t s = 0; s < sup.match.size(); ++s)
+      for (int t = 0; t < k; ++t)
+        EXPECT_NEAR(
+            z.data(s, t),
+            sup.fitted->values(sup.match[s], column(*sup.fitted, "pc" + std::to_string(t + 1))),
+            1e-10)
+            << sup.file;
+  }
+}
+
+// Two variables: the indicator CA's top inertias are (1 + sqrt(lambda))/2,
+// lambda those of the cross-table CA (Greenacre 2007, ch. 18); Benzécri's
+// adjusted inertias are then lambda, and Greenacre's adjusted total the
+// cross-table's total inertia.
+TEST(CliCa, McaOfTwoVariablesMatchesCaOfTheirCrossTable) {
+  const fs::path dir = scratch_dir("mca");
+  const std::vector<std::string> a_levels = {"apple", "berry", "cherry", "date"};
+  const std::vector<std::string> b_levels = {"1", "2", "10"};  // numeric order, not text
+  std::string csv = "fruit,size\n";
+  Matrix cross = zeros(4, 3);
+  for (int i = 0; i < 60; ++i) {
+    const int a = (i * 7) % 4, b = (a + (i % 5 == 0 ? 1 : 0) + (i % 7 == 0 ? 2 : 0)) % 3;
+    csv += a_levels[a] + "," + b_levels[b] + "\n";
+    cross(a, b) += 1;
+  }
+  write_file(dir / "cat.csv", csv);
+  const Reference ref = reference(cross);
+  for (int np : {1, 3}) {
+    const fs::path out = dir / ("out" + std::to_string(np));
+    const RunResult r = run_kembed(
+        {"mca", "--input", (dir / "cat.csv").string(), "-k", "2", "--output-dir", out.string()},
+        np);
+    ASSERT_TRUE(r.all_ranks_succeeded()) << r.describe();
+    const Json report = Json::parse(read_file(out / "run.json"));
+    EXPECT_EQ(report["variables"].get<double>(), 2);
+    EXPECT_EQ(report["categories"].get<int>(), 7);
+    for (int t = 0; t < 2; ++t) {
+      EXPECT_NEAR(report["principal_inertias"][t].get<double>(),
+                  (1 + std::sqrt(ref.inertias[t])) / 2, 1e-12);
+      EXPECT_NEAR(report["adjusted_inertias"][t].get<double>(), ref.inertias[t], 1e-12);
+      EXPECT_NEAR(report["benzecri_percentages"][t].get<double>(),
+                  100 * ref.inertias[t] / ref.chi2_over_n, 1e-9);
+      EXPECT_NEAR(report["greenacre_percentages"][t].get<double>(),
+                  100 * ref.inertias[t] / ref.chi2_over_n, 1e-9);
+    }
+    EXPECT_NEAR(report["greenacre_adjusted_total_inertia"].get<double>(), ref.chi2_over_n, 1e-12);
+    EXPECT_NEAR(report["total_inertia"].get<double>(), (7.0 - 2) / 2, 1e-12);
+    const Points cp = read_points(out / "columns.csv");
+    EXPECT_EQ(cp.labels, (std::vector<std::string>{"fruit:apple", "fruit:berry", "fruit:cherry",
+                                                   "fruit:date", "size:1", "size:2", "size:10"}));
+  }
+}
+
+TEST(CliCa, BadTablesAreRefusedOnEveryRankAndDropEmptySaysSo) {
+  const fs::path dir = scratch_dir("ca_bad");
+  write_file(dir / "negative.csv", "1,2,3\n4,5,-1\n7,8,9\n");
+  write_file(dir / "nan.csv", "1,2,3\n4,nan,6\n7,8,9\n");
+  write_file(dir / "zero.csv", "1,2,3\n4,5,6\n0,0,0\n7,8,9\n");
+  write_file(dir / "one.csv", "1,2,3\n");
+  write_file(dir / "independent.csv", "1,2,3\n2,4,6\n3,6,9\n");
+  const struct {
+    std::string file;
+    int np;
+    std::string expected;
+  } cases[] = {
+      {"negative.csv", 4, "row 2, column 3 holds the negative count -1"},
+      {"nan.csv", 1, "nan.csv:2: column 2"},
+      {"zero.csv", 4,
+       "row 3 is all zero (its profile is undefined); remove it or pass --drop-empty"},
+      {"one.csv", 1, "at least 2 non-empty rows and 2 non-empty columns, the table has 1 x 3"},
+      {"independent.csv", 4, "the table is one of independence"},
+  };
+  for (const auto& c : cases) {
+    const fs::path out = dir / "out";
+    const RunResult r = run_kembed(
+        {"ca", "--input", (dir / c.file).string(), "-k", "1", "--output-dir", out.string()}, c.np);
+    EXPECT_FALSE(r.timed_out()) << r.describe();
+    EXPECT_TRUE(r.no_rank_succeeded()) << r.describe();
+    EXPECT_TRUE(contains(r.err, c.expected)) << r.describe();
+    EXPECT_FALSE(fs::exists(out));
+  }
+  const fs::path out = dir / "dropped";
+  const RunResult r = run_kembed({"ca", "--input", (dir / "zero.csv").string(), "-k", "1",
+                                  "--drop-empty", "--output-dir", out.string()},
+                                 4);
+  ASSERT_TRUE(r.all_ranks_succeeded()) << r.describe();
+  EXPECT_TRUE(contains(r.out, "--drop-empty left out 1 empty rows and 0 empty columns")) << r.out;
+  EXPECT_EQ(read_points(out / "rows.csv").labels, (std::vector<std::string>{"1", "2", "4"}));
+  EXPECT_EQ(Json::parse(read_file(out / "run.json"))["dropped_rows"], Json::array({"3"}));
+}
+
+}  // namespace
