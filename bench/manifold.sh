@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Isomap and Laplacian eigenmaps end to end with their phases, beside
+# scikit-learn's Isomap(n_neighbors=K, eigen_solver='arpack') and
+# SpectralEmbedding(affinity='rbf') on the same file (issue 15): a swiss roll
+# (kembed generate, d = 3), K = 10, k = 2, one run. Embeddings are compared up
+# to the sign of each column (max |difference| / max |entry|).
+#
+#   bench/manifold.sh [--rows N] [--ranks P] [--neighbors K] [--no-sklearn] [--out DIR]
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+kembed=${KEMBED:-$root/build/kembed}
+rows=16000; ranks=2; neighbors=10; sklearn=1; out=$root/results/bench-manifold
+while [ $# -gt 0 ]; do
+  case $1 in
+    --rows) rows=$2; shift 2 ;; --ranks) ranks=$2; shift 2 ;; --neighbors) neighbors=$2; shift 2 ;;
+    --no-sklearn) sklearn=0; shift ;; --out) out=$2; shift 2 ;;
+    *) echo "unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
+mkdir -p "$out"
+data=$out/swissroll-$rows.npy
+[ -f "$data" ] || mpirun --oversubscribe -np "$ranks" "$kembed" generate --dataset swissroll \
+  --rows "$rows" --cols 3 --seed 1 --output "$data" --quiet
+run() {  # name, kembed arguments...
+  local name=$1; shift
+  rm -rf "$out/$name"
+  /usr/bin/time -f "%e s, %M KB max RSS (one rank)" -o "$out/$name.time" \
+    mpirun --oversubscribe -np "$ranks" "$kembed" "$@" --input "$data" -k 2 --output-dir "$out/$name" --quiet
+}
+run isomap isomap --neighbors "$neighbors"
+run spectral spectral --affinity rbf
+py=/usr/bin/python3
+if [ "$sklearn" = 1 ] && $py -c "import sklearn" 2>/dev/null; then
+  # scikit-learn as users run it: its BLAS on both cores.
+  OPENBLAS_NUM_THREADS=2 OMP_NUM_THREADS=2 $py - "$data" "$neighbors" "$out" <<'PY'
+import sys, time, numpy as np
+from sklearn.manifold import Isomap, SpectralEmbedding
+path, k_nn, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+x = np.load(path)
+t0 = time.perf_counter()
+y = Isomap(n_neighbors=k_nn, n_components=2, eigen_solver="arpack").fit_transform(x)
+np.save(out + "/sklearn-isomap.npy", y); open(out + "/sklearn-isomap.time", "w").write("%.2f" % (time.perf_counter() - t0))
+t0 = time.perf_counter()
+y = SpectralEmbedding(n_components=2, affinity="rbf", random_state=0).fit_transform(x)
+np.save(out + "/sklearn-spectral.npy", y); open(out + "/sklearn-spectral.time", "w").write("%.2f" % (time.perf_counter() - t0))
+PY
+fi
+$py - "$out" "$rows" "$ranks" <<'PY'
+import json, os, sys, numpy as np
+out, n, p = sys.argv[1], sys.argv[2], sys.argv[3]
+print(f"n = {n}, d = 3, K = 10, k = 2, kembed on {p} ranks")
+print("| method | kembed total s | kembed phases s | scikit-learn s | max abs diff / max abs (up to sign) |")
+print("|---|---|---|---|---|")
+for m in ["isomap", "spectral"]:
+    r = json.load(open(f"{out}/{m}/run.json"))
+    phases = ", ".join(f"{k} {v:.2f}" for k, v in r["time_seconds"].items() if v >= 0.01)
+    y = np.loadtxt(f"{out}/{m}/embedding.csv", delimiter=",", skiprows=1)
+    sk, diff = "-", "-"
+    if os.path.exists(f"{out}/sklearn-{m}.npy"):
+        s = np.load(f"{out}/sklearn-{m}.npy")
+        sk = open(f"{out}/sklearn-{m}.time").read()
+        s = s * np.sign((s * y).sum(axis=0))
+        diff = "%.1e" % (np.abs(s - y).max() / np.abs(s).max())
+    print(f"| {m} | {r['time_seconds_total']:.2f} | {phases} | {sk} | {diff} |")
+PY

@@ -1,0 +1,67 @@
+#pragma once
+/// @file Laplacian eigenmaps (scikit-learn's SpectralEmbedding): affinity W
+/// without self-loops -> degrees -> D^(-1/2) W D^(-1/2) -> top k + 1
+/// eigenvectors -> drop the trivial one -> v / sqrt(degree), sign rule.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kembed/core/phase_timer.hpp"
+#include "kembed/graph/graph.hpp"
+#include "kembed/io/matrix_file.hpp"
+#include "kembed/linalg/blacs_grid.hpp"
+#include "kembed/spectral/eigensolver.hpp"
+#include "kembed/spectral/memory_plan.hpp"
+
+namespace kembed::spectral {
+
+enum class Affinity {
+  rbf,  ///< w_ij = exp(-gamma ||x_i - x_j||^2), dense
+  knn,  ///< scikit-learn's 1/2 (C + C^T), C the kNN connectivity with the point itself among its K
+};
+
+Affinity parse_affinity(const std::string& name);
+std::string affinity_name(Affinity affinity);
+
+struct LaplacianEigenmapsSettings {
+  Affinity affinity = Affinity::rbf;
+  double gamma = 0;   ///< rbf; 0: 1 / d (scikit-learn's default)
+  int neighbors = 0;  ///< knn, counting the point itself; 0: max(n / 10, 1) as scikit-learn
+  int components = 2;
+  Solver solver = Solver::evd;
+  int block_size = 64;
+  KrylovSettings krylov;
+  double max_memory_per_rank = 0;
+};
+
+struct LaplacianEigenmapsResult {
+  std::int64_t n = 0, d = 0;
+  double gamma = 0;                        ///< resolved (rbf)
+  int neighbors = 0;                       ///< resolved (knn)
+  std::optional<graph::GraphStats> graph;  ///< knn: the graph of the other K - 1 neighbours
+  /// k + 1 leading eigenvalues mu of D^(-1/2) W D^(-1/2), descending (mu_1 = 1, trivial).
+  std::vector<double> affinity_eigenvalues;
+  /// 1 - mu: the matching eigenvalues of the normalized Laplacian, ascending.
+  std::vector<double> laplacian_eigenvalues;
+  std::vector<double> residuals;  ///< ||M v - mu v|| / ||M||_F per pair
+  double min_degree = 0, max_degree = 0;
+  std::string solver_used, solver_note;
+  int iterations = 0, matvecs = 0;
+  MemoryCheck memory;
+  std::vector<double> embedding;  ///< rank 0 only: n x k row-major, pairs 2..k+1
+};
+
+/// Collective over the grid: the Laplacian eigenmap of the n points in
+/// `points`, as scikit-learn's SpectralEmbedding computes it (norm_laplacian,
+/// drop_first): the diagonal of W is left out of W and of the degrees;
+/// column c of the embedding is v_{c+1} / sqrt(degree), flipped so that its
+/// largest |entry| (the first of equal ones) is positive. Agreed errors: a
+/// point of degree 0 (isolated), a knn graph with several components, and
+/// an rbf affinity whose second eigenvalue is 1 to working precision
+/// (disconnected, or numerically so: the embedding is then not defined).
+LaplacianEigenmapsResult fit_laplacian_eigenmaps(io::MatrixFile& points, const BlacsGrid& grid,
+                                                 const LaplacianEigenmapsSettings& settings,
+                                                 PhaseTimer& timer);
+
+}  // namespace kembed::spectral

@@ -1,0 +1,168 @@
+#include "kembed/graph/neighbors.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "kembed/core/error.hpp"
+
+namespace kembed::graph {
+
+namespace {
+
+using kernel::Metric;
+
+// (distance, index) in lexicographic order: ties go to the lower index.
+bool nearer(const Neighbor& a, const Neighbor& b) {
+  return a.distance < b.distance || (a.distance == b.distance && a.index < b.index);
+}
+
+double norm2(const double* x, int d) {
+  double s = 0;
+  for (int t = 0; t < d; ++t) s += x[t] * x[t];
+  return std::sqrt(s);
+}
+
+// Pair by pair from the definition: exact ties stay ties (the Gram-matrix
+// shortcut of the dense assembly would not), and d(x, y) = d(y, x) bitwise.
+double distance(Metric metric, const double* x, const double* y, int d, double nx, double ny) {
+  double s = 0;
+  switch (metric) {
+    case Metric::euclidean:
+    case Metric::sqeuclidean:
+      for (int t = 0; t < d; ++t) s += (x[t] - y[t]) * (x[t] - y[t]);
+      return metric == Metric::euclidean ? std::sqrt(s) : s;
+    case Metric::manhattan:
+      for (int t = 0; t < d; ++t) s += std::abs(x[t] - y[t]);
+      return s;
+    case Metric::cosine:
+      for (int t = 0; t < d; ++t) s += x[t] * y[t];
+      return std::max(0.0, 1 - s / (nx * ny));
+  }
+  return s;
+}
+
+std::string check_settings(const NeighborSettings& s, const io::MatrixFile& points) {
+  const std::int64_t n = points.rows();
+  std::ostringstream e;
+  if (s.neighbors > 0 && s.radius > 0) {
+    e << "give either --neighbors or --radius, not both";
+  } else if (s.radius == 0 && s.neighbors < 1) {
+    e << "--neighbors must be at least 1, found " << s.neighbors;
+  } else if (s.neighbors == 0 && !(s.radius > 0 && std::isfinite(s.radius))) {
+    e << "--radius must be positive and finite, found " << s.radius;
+  } else if (n < 2) {
+    e << points.path() << ": a neighbourhood graph needs at least 2 points, found " << n;
+  } else if (s.neighbors >= n) {
+    e << "--neighbors " << s.neighbors << " must be below the number of points (" << n << ") in "
+      << points.path() << " (a point is not its own neighbour)";
+  }
+  return e.str();
+}
+
+}  // namespace
+
+std::string NeighborSettings::describe() const {
+  std::ostringstream s;
+  if (neighbors > 0)
+    s << "--neighbors " << neighbors;
+  else
+    s << "--radius " << radius;
+  return s.str();
+}
+
+IndexRange neighbor_rows(std::int64_t n, int rank, int ranks) {
+  const std::int64_t base = n / ranks, extra = n % ranks;
+  const std::int64_t begin = rank * base + std::min<std::int64_t>(rank, extra);
+  return {begin, begin + base + (rank < extra ? 1 : 0)};
+}
+
+NeighborLists nearest_neighbors(io::MatrixFile& queries, io::MatrixFile& points,
+                                const NeighborSettings& settings, bool same_set, const Comm& comm) {
+  const std::int64_t n = points.rows();
+  const int d = static_cast<int>(points.cols());
+  const IndexRange mine = neighbor_rows(queries.rows(), comm.rank(), comm.size());
+  const auto own = queries.read_rows(mine.size() > 0 ? std::vector<IndexRange>{mine}
+                                                     : std::vector<IndexRange>{});
+  const int rows = static_cast<int>(mine.size());
+  const bool cosine = settings.metric == Metric::cosine;
+  std::vector<double> own_norms(static_cast<std::size_t>(rows), 1);
+  std::string error;
+  if (cosine)
+    for (int r = 0; r < rows && error.empty(); ++r) {
+      own_norms[r] = norm2(&own[std::size_t(r) * d], d);
+      if (!(own_norms[r] > 0))
+        error = queries.path() + ": row " + std::to_string(mine.begin + r + 1) +
+                " is zero, and the cosine distance of a zero vector is undefined";
+    }
+  agree(comm, error);
+
+  // Per own row: a max-heap (under `nearer`) of its K best so far, or the
+  // list within the radius.
+  const std::size_t k = static_cast<std::size_t>(settings.neighbors);
+  std::vector<std::vector<Neighbor>> best(static_cast<std::size_t>(rows));
+  const std::int64_t chunk = std::max<std::int64_t>(1, settings.chunk_rows);
+  for (std::int64_t c0 = 0; c0 < n; c0 += chunk) {
+    const IndexRange range{c0, std::min(n, c0 + chunk)};
+    const auto other = points.read_rows({range});
+    collectively(comm, [&] {
+      std::vector<double> other_norms(static_cast<std::size_t>(range.size()), 1);
+      if (cosine)
+        for (std::int64_t j = 0; j < range.size(); ++j)
+          other_norms[j] = norm2(&other[std::size_t(j) * d], d);
+      for (int r = 0; r < rows; ++r) {
+        const std::int64_t i = mine.begin + r;
+        const double* x = &own[std::size_t(r) * d];
+        auto& heap = best[r];
+        for (std::int64_t j = range.begin; j < range.end; ++j) {
+          if (same_set && j == i) continue;
+          const std::int64_t lj = j - range.begin;
+          if (cosine && !(other_norms[lj] > 0)) continue;  // its own rank reports it
+          const Neighbor cand{j, distance(settings.metric, x, &other[std::size_t(lj) * d], d,
+                                          own_norms[r], other_norms[lj])};
+          if (!std::isfinite(cand.distance))
+            throw Error(points.path() + ": the distance between rows " + std::to_string(i + 1) +
+                        " and " + std::to_string(j + 1) + " is not finite (values too large)");
+          if (k == 0) {
+            if (cand.distance <= settings.radius) heap.push_back(cand);
+          } else if (heap.size() < k) {
+            heap.push_back(cand);
+            std::push_heap(heap.begin(), heap.end(), nearer);
+          } else if (nearer(cand, heap.front())) {
+            std::pop_heap(heap.begin(), heap.end(), nearer);
+            heap.back() = cand;
+            std::push_heap(heap.begin(), heap.end(), nearer);
+          }
+        }
+      }
+    });
+  }
+
+  NeighborLists result;
+  result.rows = mine;
+  result.offsets.push_back(0);
+  for (auto& list : best) {
+    std::sort(list.begin(), list.end(), nearer);
+    result.lists.insert(result.lists.end(), list.begin(), list.end());
+    result.offsets.push_back(static_cast<std::int64_t>(result.lists.size()));
+    std::vector<Neighbor>().swap(list);
+  }
+  return result;
+}
+
+Graph neighborhood_graph(io::MatrixFile& points, const NeighborSettings& settings,
+                         const Comm& comm) {
+  agree(comm, check_settings(settings, points));
+  const std::int64_t n = points.rows();
+  const NeighborLists mine = nearest_neighbors(points, points, settings, true, comm);
+  std::vector<std::int64_t> counts;
+  for (std::size_t r = 0; r + 1 < mine.offsets.size(); ++r)
+    counts.push_back(mine.offsets[r + 1] - mine.offsets[r]);
+  const auto all_counts = comm.allgatherv(counts);
+  const auto all_lists = comm.allgatherv(mine.lists);
+  std::vector<std::int64_t> offsets(static_cast<std::size_t>(n) + 1, 0);
+  for (std::int64_t i = 0; i < n; ++i) offsets[i + 1] = offsets[i] + all_counts[i];
+  return symmetrize(n, offsets, all_lists);
+}
+
+}  // namespace kembed::graph

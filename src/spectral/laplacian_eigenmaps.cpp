@@ -1,0 +1,191 @@
+#include "kembed/spectral/laplacian_eigenmaps.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "kembed/core/error.hpp"
+#include "kembed/distribute/read_distributed.hpp"
+#include "kembed/graph/neighbors.hpp"
+#include "kembed/kernel/assemble.hpp"
+#include "kembed/kernel/kernel.hpp"
+#include "kembed/spectral/isomap.hpp"
+#include "kembed/spectral/spectral_step.hpp"
+
+namespace kembed::spectral {
+
+Affinity parse_affinity(const std::string& name) {
+  if (name == "rbf") return Affinity::rbf;
+  if (name == "knn" || name == "nearest_neighbors") return Affinity::knn;
+  throw Error("unknown affinity '" + name + "' (expected rbf or knn)");
+}
+
+std::string affinity_name(Affinity affinity) { return affinity == Affinity::rbf ? "rbf" : "knn"; }
+
+namespace {
+
+// Separation of the leading eigenvalue 1 from the next below which the
+// affinity graph counts as disconnected: the embedding directions are then
+// any mix of the components' indicator vectors.
+constexpr double kConnectedGap = 1e-12;
+
+// W with a zero diagonal: rbf from the points, or the knn weights from g.
+void assemble_affinity(double gamma, const std::vector<double>& row_panel,
+                       const std::vector<double>& col_panel, int d, const graph::Graph* g,
+                       DistMatrix& w) {
+  if (g) {
+    std::fill(w.data(), w.data() + std::size_t(w.ld()) * w.local_cols(), 0.0);
+    for (int li = 0; li < w.local_rows(); ++li) {
+      const std::int64_t i = w.row_dist().to_global(li);
+      for (std::int64_t t = g->offsets[i]; t < g->offsets[i + 1]; ++t)
+        if (w.col_dist().is_local(g->targets[t]))
+          w.local(li, w.col_dist().to_local(g->targets[t])) = 0.5 * g->listed[t];
+    }
+    return;
+  }
+  kernel::Kernel rbf;
+  rbf.type = kernel::KernelType::rbf;
+  rbf.gamma = gamma;
+  kernel::assemble_kernel(rbf, row_panel, col_panel, d, w);
+  for (int li = 0; li < w.local_rows(); ++li) {
+    const std::int64_t i = w.row_dist().to_global(li);
+    if (w.col_dist().is_local(i)) w.local(li, w.col_dist().to_local(i)) = 0;
+  }
+}
+
+// Degrees: distributed row sums of W (a length-n sum over the grid).
+std::vector<double> row_sums(const DistMatrix& w) {
+  std::vector<double> deg(static_cast<std::size_t>(w.rows()), 0.0);
+  for (int lj = 0; lj < w.local_cols(); ++lj)
+    for (int li = 0; li < w.local_rows(); ++li) deg[w.row_dist().to_global(li)] += w.local(li, lj);
+  w.grid().comm().sum_in_place(deg);
+  return deg;
+}
+
+// W <- D^(-1/2) W D^(-1/2).
+void normalize(DistMatrix& w, const std::vector<double>& inv_sqrt_degree) {
+  for (int lj = 0; lj < w.local_cols(); ++lj) {
+    const double cj = inv_sqrt_degree[w.col_dist().to_global(lj)];
+    for (int li = 0; li < w.local_rows(); ++li)
+      w.local(li, lj) *= cj * inv_sqrt_degree[w.row_dist().to_global(li)];
+  }
+}
+
+}  // namespace
+
+LaplacianEigenmapsResult fit_laplacian_eigenmaps(io::MatrixFile& points, const BlacsGrid& grid,
+                                                 const LaplacianEigenmapsSettings& settings,
+                                                 PhaseTimer& timer) {
+  const Comm& comm = grid.comm();
+  LaplacianEigenmapsResult r;
+  r.n = points.rows();
+  r.d = points.cols();
+  const std::int64_t n = r.n;
+  const int k = settings.components, nb = settings.block_size;
+  if (k + 1 > n)
+    agree(comm, "--components " + std::to_string(k) + " needs at least " + std::to_string(k + 1) +
+                    " points (the trivial eigenvector is dropped), found " + std::to_string(n) +
+                    " in " + points.path());
+  if (settings.affinity == Affinity::rbf) {
+    r.gamma = settings.gamma > 0 ? settings.gamma : 1.0 / double(r.d);
+    if (!(r.gamma > 0 && std::isfinite(r.gamma)))
+      agree(comm, "--gamma must be positive and finite");
+  }
+  r.memory = check_memory({n, r.d, k + 1, grid.nprow(), grid.npcol(), nb, settings.solver},
+                          settings.max_memory_per_rank, comm);
+
+  std::optional<graph::Graph> g;
+  if (settings.affinity == Affinity::knn) {
+    timer.start("graph");
+    r.neighbors = settings.neighbors > 0 ? settings.neighbors
+                                         : static_cast<int>(std::max<std::int64_t>(n / 10, 1));
+    if (r.neighbors < 2 || r.neighbors > n)
+      agree(comm, "--neighbors " + std::to_string(r.neighbors) +
+                      " (which counts the point itself, as scikit-learn) must be between 2 and "
+                      "the number of points (" +
+                      std::to_string(n) + ") in " + points.path());
+    graph::NeighborSettings ns;
+    ns.neighbors = r.neighbors - 1;
+    g = graph::neighborhood_graph(points, ns, comm);
+    r.graph = graph::graph_stats(*g);
+    ns.neighbors = r.neighbors;
+    agree(comm, disconnected_graph_message(*r.graph, ns, "the spectral embedding"));
+  }
+
+  timer.start("distribute");
+  DistMatrix w(grid, n, n, nb, nb);
+  std::vector<double> row_panel, col_panel;
+  const int d = static_cast<int>(r.d);
+  if (!g) {
+    row_panel = distribute::read_panel(points, w.row_dist());
+    col_panel = distribute::read_panel(points, w.col_dist());
+  }
+  timer.start("assemble");
+  const graph::Graph* gp = g ? &*g : nullptr;
+  assemble_affinity(r.gamma, row_panel, col_panel, d, gp, w);
+  const auto degree = row_sums(w);
+  std::string error;
+  std::int64_t isolated = 0, first = -1;
+  for (std::int64_t i = 0; i < n; ++i)
+    if (!(degree[i] > 0)) {
+      ++isolated;
+      if (first < 0) first = i;
+    }
+  if (isolated > 0)
+    error = points.path() + ": " + std::to_string(isolated) +
+            " points have no affinity to any other (degree 0), the first is row " +
+            std::to_string(first + 1) + "; the spectral embedding needs a connected graph" +
+            (g ? std::string(": increase --neighbors") : std::string(": decrease --gamma"));
+  agree(comm, error);
+  r.min_degree = *std::min_element(degree.begin(), degree.end());
+  r.max_degree = *std::max_element(degree.begin(), degree.end());
+  std::vector<double> inv_sqrt(degree.size());
+  for (std::size_t i = 0; i < degree.size(); ++i) inv_sqrt[i] = 1 / std::sqrt(degree[i]);
+  normalize(w, inv_sqrt);
+
+  SpectralRequest request{k + 1, settings.solver, settings.krylov};
+  request.fix_signs = false;  // scikit-learn's rule applies to v / sqrt(degree), below
+  request.rebuild = [&](DistMatrix& a) {
+    assemble_affinity(r.gamma, row_panel, col_panel, d, gp, a);
+    normalize(a, inv_sqrt);
+  };
+  SpectralStep step = spectral_step(w, request, timer);
+  r.affinity_eigenvalues = step.values;
+  for (double mu : step.values) r.laplacian_eigenvalues.push_back(1 - mu);
+  r.residuals = step.residuals;
+  r.solver_used = step.solver_used;
+  r.solver_note = step.solver_note;
+  r.iterations = step.krylov_cycles;
+  r.matvecs = step.krylov_products;
+  if (1 - step.values[1] <= kConnectedGap) {
+    std::ostringstream m;
+    m.precision(17);
+    m << points.path() << ": the affinity graph is disconnected (or numerically so): the "
+      << "eigenvalue 1 of D^(-1/2) W D^(-1/2) is repeated (second eigenvalue " << step.values[1]
+      << "), so the embedding is not defined; "
+      << (g ? "increase --neighbors" : "decrease --gamma");
+    agree(comm, m.str());
+  }
+
+  // Row-major n x (k+1) on rank 0 -> drop column 0, divide by sqrt(degree),
+  // sign: the largest |entry| of each column positive (numpy argmax: the first).
+  const auto v = row_major_on_root(step.vectors);
+  if (comm.is_root()) {
+    const int q = k + 1;
+    r.embedding.assign(std::size_t(n) * k, 0.0);
+    for (int c = 0; c < k; ++c) {
+      std::int64_t arg = 0;
+      for (std::int64_t i = 0; i < n; ++i) {
+        const double y = v[std::size_t(i) * q + c + 1] * inv_sqrt[i];
+        r.embedding[std::size_t(i) * k + c] = y;
+        if (std::abs(y) > std::abs(r.embedding[std::size_t(arg) * k + c])) arg = i;
+      }
+      if (r.embedding[std::size_t(arg) * k + c] < 0)
+        for (std::int64_t i = 0; i < n; ++i) r.embedding[std::size_t(i) * k + c] *= -1;
+    }
+  }
+  timer.stop();
+  return r;
+}
+
+}  // namespace kembed::spectral

@@ -1,0 +1,261 @@
+// kembed isomap and kembed spectral end to end, against serial references
+// computed here: Isomap with K = n - 1 is classical MDS of the points (and
+// its reconstruction error scikit-learn's formula; its model places the
+// training points where the fit did), Isomap unrolls a swiss
+// roll, the spectral embedding is the Jacobi eigen-decomposition of the same
+// normalized affinity scaled and signed as scikit-learn, two blobs split by
+// the sign of the first coordinate, and bad input fails on every rank.
+#include "cli/cli_support.hpp"
+
+namespace {
+
+// Swiss roll as scikit-learn's make_swiss_roll (no noise); `s` receives the
+// arc length along the roll, the coordinate an unrolling recovers.
+Matrix swiss_roll(std::size_t n, unsigned seed, std::vector<double>& s) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<double> u(0, 1);
+  Matrix x = zeros(n, 3);
+  s.clear();
+  for (std::size_t i = 0; i < n; ++i) {
+    const double t = 1.5 * M_PI * (1 + 2 * u(gen));
+    x(i, 0) = t * std::cos(t);
+    x(i, 1) = 21 * u(gen);
+    x(i, 2) = t * std::sin(t);
+    s.push_back(0.5 * (t * std::sqrt(1 + t * t) + std::asinh(t)));
+  }
+  return x;
+}
+
+// Two Gaussian blobs in the plane, centres `gap` apart; label 0 then 1 alternately.
+Matrix blobs(std::size_t n, double gap, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::normal_distribution<double> g(0, 0.5);
+  Matrix x = zeros(n, 2);
+  for (std::size_t i = 0; i < n; ++i) {
+    x(i, 0) = (i % 2) * gap + g(gen);
+    x(i, 1) = g(gen);
+  }
+  return x;
+}
+
+double correlation(const std::vector<double>& a, const std::vector<double>& b) {
+  const double n = static_cast<double>(a.size());
+  double ma = 0, mb = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) ma += a[i] / n, mb += b[i] / n;
+  double sab = 0, saa = 0, sbb = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    sab += (a[i] - ma) * (b[i] - mb);
+    saa += (a[i] - ma) * (a[i] - ma);
+    sbb += (b[i] - mb) * (b[i] - mb);
+  }
+  return sab / std::sqrt(saa * sbb);
+}
+
+Matrix read_embedding(const fs::path& dir, std::size_t n, int k) {
+  const Csv csv = read_result_csv(dir / "embedding.csv");
+  EXPECT_EQ(csv.header, numbered("c", k));
+  EXPECT_EQ(csv.data.rows, n);
+  return csv.data;
+}
+
+Json read_report(const fs::path& dir) { return Json::parse(read_file(dir / "run.json")); }
+
+void expect_failure(const std::vector<std::string>& args, int np, const std::string& message) {
+  const RunResult r = run_kembed(args, np);
+  ASSERT_FALSE(r.timed_out()) << "hang:\n" << r.describe();
+  EXPECT_TRUE(r.no_rank_succeeded()) << r.describe();
+  EXPECT_TRUE(contains(r.err, "kembed: error:") && contains(r.err, message))
+      << "expected '" << message << "'\n"
+      << r.describe();
+}
+
+}  // namespace
+
+TEST(Isomap, AllNeighboursIsClassicalMdsOfThePoints) {
+  const std::size_t n = 40;
+  const int k = 2;
+  const Matrix x = skewed_cloud(n, 5);
+  const fs::path dir = scratch_dir("isomap_mds"), input = dir / "x.csv", out = dir / "out";
+  write_csv(input, x, "");
+  RUN_OK(r,
+         (std::vector<std::string>{"isomap", "--input", input.string(), "--neighbors", "39", "-k",
+                                   "2", "-o", out.string()}),
+         3);
+  // Serial classical MDS: B = -1/2 J D^(2) J by Jacobi, Y = V sqrt(Lambda).
+  Matrix d2 = zeros(n, n);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < n; ++j)
+      for (std::size_t c = 0; c < 3; ++c) d2(i, j) += -0.5 * std::pow(x(i, c) - x(j, c), 2);
+  const Matrix b = double_center(d2);
+  std::vector<double> values;
+  Matrix vectors;
+  jacobi_eigen(b, values, vectors);
+  Matrix want = zeros(n, k);
+  for (std::size_t i = 0; i < n; ++i)
+    for (int j = 0; j < k; ++j) want(i, j) = vectors(i, j) * std::sqrt(values[j]);
+  want = with_sign_convention(want);
+  const Matrix got = read_embedding(out, n, k);
+  EXPECT_LT(max_abs_diff(got, want), 1e-9 * std::sqrt(values[0]));
+
+  const Json report = read_report(out);
+  EXPECT_EQ(report["graph"]["edges"], n * (n - 1) / 2);
+  EXPECT_EQ(report["graph"]["connected_components"], 1);
+  EXPECT_EQ(report["graph"]["min_degree"], n - 1);
+  double frob2 = 0;
+  for (double v : b.v) frob2 += v * v;
+  const double error = std::sqrt(frob2 - values[0] * values[0] - values[1] * values[1]) / n;
+  EXPECT_NEAR(report["reconstruction_error"].get<double>(), error, 1e-9 * error);
+
+  // A training point is its own nearest neighbour (distance 0), so its
+  // geodesic distances through its neighbours are its row of G, and
+  // Gower's formula on a training row gives back its fitted coordinates.
+  const fs::path again = dir / "again";
+  RUN_OK(t,
+         (std::vector<std::string>{"transform", "--model", (out / "model").string(), "--input",
+                                   input.string(), "-o", again.string()}),
+         2);
+  EXPECT_LT(max_abs_diff(read_embedding(again, n, k), got), 1e-9 * std::sqrt(values[0]));
+}
+
+TEST(Isomap, UnrollsASwissRoll) {
+  const std::size_t n = 400;
+  std::vector<double> s;
+  const Matrix x = swiss_roll(n, 3, s);
+  const fs::path dir = scratch_dir("isomap_roll"), input = dir / "roll.csv", out = dir / "out";
+  write_csv(input, x, "");
+  // K = 5: at this density K = 10 joins neighbouring layers of the roll
+  // (scikit-learn's Isomap too: |corr| 0.2 to 0.8), and the test would fail.
+  RUN_OK(r,
+         (std::vector<std::string>{"isomap", "--input", input.string(), "--neighbors", "5", "-k",
+                                   "2", "-o", out.string()}),
+         2);
+  const Matrix y = read_embedding(out, n, 2);
+  std::vector<double> first;
+  for (std::size_t i = 0; i < n; ++i) first.push_back(y(i, 0));
+  EXPECT_GT(std::abs(correlation(first, s)), 0.99);
+  EXPECT_EQ(read_report(out)["graph"]["connected_components"], 1);
+}
+
+// scikit-learn's SpectralEmbedding, serially: W = rbf without its diagonal,
+// M = D^-1/2 W D^-1/2, top k + 1 eigenvectors, the first dropped, v / sqrt(d),
+// each column's largest |entry| positive.
+TEST(Spectral, RbfMatchesSerialNormalizedAffinityOnOneAndThreeRanks) {
+  const std::size_t n = 50;
+  const int k = 2;
+  const double gamma = 0.1;
+  const Matrix x = skewed_cloud(n, 9);
+  const fs::path dir = scratch_dir("spectral_rbf"), input = dir / "x.csv";
+  write_csv(input, x, "");
+  Matrix m = rbf_kernel(x, gamma);
+  std::vector<double> degree(n, 0.0);
+  for (std::size_t i = 0; i < n; ++i) {
+    m(i, i) = 0;
+    for (std::size_t j = 0; j < n; ++j) degree[i] += m(i, j);
+  }
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < n; ++j) m(i, j) /= std::sqrt(degree[i] * degree[j]);
+  std::vector<double> mu;
+  Matrix v;
+  jacobi_eigen(m, mu, v);
+  Matrix want = zeros(n, k);
+  for (std::size_t i = 0; i < n; ++i)
+    for (int j = 0; j < k; ++j) want(i, j) = v(i, j + 1) / std::sqrt(degree[i]);
+  want = with_sign_convention(want);
+  double scale = 0;
+  for (double e : want.v) scale = std::max(scale, std::abs(e));
+
+  for (const auto& [np, solver] : {std::pair<int, std::string>{1, "evd"}, {3, "krylov"}}) {
+    const fs::path out = dir / ("out" + std::to_string(np));
+    RUN_OK(r,
+           (std::vector<std::string>{"spectral", "--input", input.string(), "--affinity", "rbf",
+                                     "--gamma", "0.1", "-k", "2", "--solver", solver, "-o",
+                                     out.string()}),
+           np);
+    EXPECT_LT(max_abs_diff(read_embedding(out, n, k), want), 1e-8 * scale) << np << " ranks";
+    const Csv eig = read_result_csv(out / "eigenvalues.csv");
+    EXPECT_EQ(eig.header,
+              (std::vector<std::string>{"laplacian_eigenvalue", "affinity_eigenvalue"}));
+    ASSERT_EQ(eig.data.rows, std::size_t(k));
+    for (int j = 0; j < k; ++j) {
+      EXPECT_NEAR(eig.data(j, 1), mu[j + 1], 1e-10);
+      EXPECT_NEAR(eig.data(j, 0), 1 - mu[j + 1], 1e-10);
+    }
+  }
+}
+
+// scikit-learn's nearest_neighbors affinity: C the K-nearest connectivity
+// with each point counted among its own K (so K - 1 others, ties to the
+// lower index), W = 1/2 (C + C^T) without its diagonal.
+TEST(Spectral, KnnAffinityMatchesSerialBruteForce) {
+  const std::size_t n = 45, neighbours = 6;
+  const int k = 2;
+  const Matrix x = noisy_circles(n, 4);
+  const fs::path dir = scratch_dir("spectral_knn"), input = dir / "x.csv", out = dir / "out";
+  write_csv(input, x, "");
+  Matrix w = zeros(n, n);
+  for (std::size_t i = 0; i < n; ++i) {
+    std::vector<std::pair<double, std::size_t>> all;
+    for (std::size_t j = 0; j < n; ++j)
+      if (j != i) all.emplace_back(std::hypot(x(i, 0) - x(j, 0), x(i, 1) - x(j, 1)), j);
+    std::sort(all.begin(), all.end());
+    for (std::size_t t = 0; t + 1 < neighbours; ++t) {
+      w(i, all[t].second) += 0.5;
+      w(all[t].second, i) += 0.5;
+    }
+  }
+  std::vector<double> degree(n, 0.0);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < n; ++j) degree[i] += w(i, j);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < n; ++j) w(i, j) /= std::sqrt(degree[i] * degree[j]);
+  std::vector<double> mu;
+  Matrix v;
+  jacobi_eigen(w, mu, v);
+  ASSERT_LT(mu[1], 1 - 1e-6) << "the test graph must be connected";
+  Matrix want = zeros(n, k);
+  for (std::size_t i = 0; i < n; ++i)
+    for (int j = 0; j < k; ++j) want(i, j) = v(i, j + 1) / std::sqrt(degree[i]);
+  want = with_sign_convention(want);
+  double scale = 0;
+  for (double e : want.v) scale = std::max(scale, std::abs(e));
+  RUN_OK(r,
+         (std::vector<std::string>{"spectral", "--input", input.string(), "--affinity", "knn",
+                                   "--neighbors", std::to_string(neighbours), "-k", "2", "-o",
+                                   out.string()}),
+         2);
+  EXPECT_LT(max_abs_diff(read_embedding(out, n, k), want), 1e-8 * scale);
+}
+
+TEST(Spectral, TwoBlobsSplitBySignOfFirstCoordinate) {
+  const std::size_t n = 60;
+  const Matrix x = blobs(n, 4.0, 2);
+  const fs::path dir = scratch_dir("spectral_blobs"), input = dir / "x.csv", out = dir / "out";
+  write_csv(input, x, "");
+  RUN_OK(r,
+         (std::vector<std::string>{"spectral", "--input", input.string(), "--gamma", "0.5", "-k",
+                                   "2", "-o", out.string()}),
+         4);
+  const Matrix y = read_embedding(out, n, 2);
+  const bool first_positive = y(0, 0) > 0;
+  for (std::size_t i = 0; i < n; ++i)
+    EXPECT_EQ(y(i, 0) > 0, (i % 2 == 0) == first_positive) << "point " << i;
+}
+
+TEST(Manifold, BadInputFailsOnEveryRank) {
+  const fs::path dir = scratch_dir("manifold_bad"), input = dir / "x.csv", far = dir / "far.csv";
+  write_csv(input, skewed_cloud(40, 1), "");
+  write_csv(far, blobs(40, 100.0, 4), "");
+  const auto isomap = [&](const fs::path& in, std::vector<std::string> extra) {
+    return concat({"isomap", "--input", in.string(), "-o", (dir / "out").string()}, extra);
+  };
+  for (int np : {1, 4})
+    expect_failure(isomap(far, {"--neighbors", "6"}), np,
+                   "has 2 connected components (sizes 20, 20); Isomap needs a connected graph");
+  expect_failure(isomap(input, {"--neighbors", "40"}), 4,
+                 "--neighbors 40 must be below the number of points (40)");
+  expect_failure(isomap(input, {"--neighbors", "0"}), 1, "--neighbors must be at least 1");
+  expect_failure(isomap(input, {"--radius", "0"}), 4, "--radius must be positive and finite");
+  expect_failure({"spectral", "--input", far.string(), "--affinity", "knn", "--neighbors", "7",
+                  "-o", (dir / "out").string()},
+                 1, "has 2 connected components");
+}

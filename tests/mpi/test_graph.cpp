@@ -1,0 +1,185 @@
+// The neighbourhood graph and geodesic distances against brute force: kNN
+// and radius lists by sorting all distances (ties on an integer lattice,
+// broken by the lower index), shortest paths against Floyd-Warshall on
+// random graphs for every grid shape, and agreed errors for bad settings.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <random>
+
+#include "kembed/core/error.hpp"
+#include "kembed/graph/neighbors.hpp"
+#include "kembed/graph/shortest_paths.hpp"
+#include "kembed/linalg/blacs_grid.hpp"
+#include "serial_reference.hpp"
+#include "test_support.hpp"
+
+using namespace kembed;
+
+namespace {
+
+// Points on a small integer lattice: many exactly equal distances.
+std::vector<double> lattice_points(int n, int d, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> pick(0, 3);
+  std::vector<double> x(std::size_t(n) * d);
+  for (double& v : x) v = pick(rng);
+  return x;
+}
+
+// Undirected edges {i < j} -> (weight, listed) by brute force.
+using EdgeMap = std::map<std::pair<long, long>, std::pair<double, int>>;
+
+EdgeMap brute_force_edges(const std::vector<double>& x, int n, int d, int k, double radius) {
+  EdgeMap edges;
+  for (int i = 0; i < n; ++i) {
+    std::vector<std::pair<double, int>> all;
+    for (int j = 0; j < n; ++j) {
+      if (j == i) continue;
+      double s = 0;
+      for (int t = 0; t < d; ++t)
+        s += std::pow(x[std::size_t(i) * d + t] - x[std::size_t(j) * d + t], 2);
+      all.emplace_back(std::sqrt(s), j);
+    }
+    std::sort(all.begin(), all.end());  // by distance, then index
+    const std::size_t take = k > 0 ? std::size_t(k) : all.size();
+    for (std::size_t t = 0; t < take; ++t) {
+      if (k == 0 && all[t].first > radius) break;
+      auto& e = edges[{std::min(i, all[t].second), std::max(i, all[t].second)}];
+      e.first = all[t].first;
+      ++e.second;
+    }
+  }
+  return edges;
+}
+
+EdgeMap graph_edges(const graph::Graph& g) {
+  EdgeMap edges;
+  for (long i = 0; i < g.n; ++i)
+    for (auto t = g.offsets[i]; t < g.offsets[i + 1]; ++t)
+      edges[{std::min(i, long(g.targets[t])), std::max(i, long(g.targets[t]))}] = {g.weights[t],
+                                                                                   g.listed[t]};
+  return edges;
+}
+
+std::unique_ptr<io::MatrixFile> write_points(const Comm& comm, const std::string& name,
+                                             const std::vector<double>& x, int n, int d) {
+  const auto dir = test::scratch_dir(comm, "graph_" + name);
+  return io::open_matrix_file(comm, test::write_bin(comm, dir, name + ".bin", x), {n, d});
+}
+
+}  // namespace
+
+TEST(NeighborGraph, KnnMatchesBruteForceWithTiesByIndex) {
+  const Comm comm = Comm::world();
+  const int n = 41, d = 2;
+  const auto x = lattice_points(n, d, 7);
+  auto file = write_points(comm, "knn", x, n, d);
+  for (int k : {1, 4, 9}) {
+    graph::NeighborSettings s;
+    s.neighbors = k;
+    s.chunk_rows = 6;  // several chunks, one of them short
+    const auto g = graph::neighborhood_graph(*file, s, comm);
+    const auto got = graph_edges(g), want = brute_force_edges(x, n, d, k, 0);
+    EXPECT_TRUE(test::all_ranks(comm, got == want)) << "K = " << k;
+    EXPECT_EQ(g.edge_count(), static_cast<std::int64_t>(want.size()));
+  }
+}
+
+TEST(NeighborGraph, RadiusMatchesBruteForce) {
+  const Comm comm = Comm::world();
+  const int n = 23, d = 3;
+  const auto x = lattice_points(n, d, 11);
+  auto file = write_points(comm, "radius", x, n, d);
+  graph::NeighborSettings s;
+  s.radius = 1.5;
+  const auto g = graph::neighborhood_graph(*file, s, comm);
+  EXPECT_TRUE(test::all_ranks(comm, graph_edges(g) == brute_force_edges(x, n, d, 0, 1.5)));
+}
+
+TEST(NeighborGraph, BadSettingsAreAgreedErrors) {
+  const Comm comm = Comm::world();
+  const int n = 10, d = 2;
+  auto file = write_points(comm, "bad", lattice_points(n, d, 3), n, d);
+  const auto fails = [&](int k, double radius, const std::string& part) {
+    graph::NeighborSettings s;
+    s.neighbors = k;
+    s.radius = radius;
+    try {
+      graph::neighborhood_graph(*file, s, comm);
+    } catch (const Error& e) {
+      return std::string(e.what()).find(part) != std::string::npos;
+    }
+    return false;
+  };
+  EXPECT_TRUE(test::all_ranks(comm, fails(0, 0, "--neighbors must be at least 1")));
+  EXPECT_TRUE(test::all_ranks(comm, fails(10, 0, "must be below the number of points (10)")));
+  EXPECT_TRUE(test::all_ranks(comm, fails(0, -1, "--radius must be positive")));
+  EXPECT_TRUE(test::all_ranks(
+      comm, fails(0, std::numeric_limits<double>::quiet_NaN(), "--radius must be positive")));
+}
+
+TEST(GeodesicDistances, DijkstraMatchesFloydWarshallOnEveryGrid) {
+  const Comm comm = Comm::world();
+  for (unsigned seed : {1u, 2u, 3u}) {
+    const int n = 30;
+    // A random sparse graph (possibly disconnected: unreachable pairs are inf).
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<double> w(0.1, 2.0);
+    std::uniform_int_distribution<int> pick(0, n - 1);
+    std::vector<std::int64_t> offsets{0};
+    std::vector<graph::Neighbor> lists;
+    for (int i = 0; i < n; ++i) {
+      for (int t = 0; t < 2; ++t) lists.push_back({pick(rng), w(rng)});
+      offsets.push_back(static_cast<std::int64_t>(lists.size()));
+    }
+    const auto g = graph::symmetrize(n, offsets, lists);
+    const double inf = std::numeric_limits<double>::infinity();
+    std::vector<double> fw(std::size_t(n) * n, inf);
+    for (int i = 0; i < n; ++i) fw[std::size_t(i) * n + i] = 0;
+    for (int i = 0; i < n; ++i)
+      for (auto t = g.offsets[i]; t < g.offsets[i + 1]; ++t)
+        fw[std::size_t(i) * n + g.targets[t]] =
+            std::min(fw[std::size_t(i) * n + g.targets[t]], g.weights[t]);
+    for (int m = 0; m < n; ++m)
+      for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j)
+          fw[std::size_t(i) * n + j] = std::min(
+              fw[std::size_t(i) * n + j], fw[std::size_t(i) * n + m] + fw[std::size_t(m) * n + j]);
+    for (auto [p, q] : test::grid_shapes(comm.size())) {
+      BlacsGrid grid(comm, p, q);
+      DistMatrix geo(grid, n, n, 4, 4);
+      graph::fill_geodesic_distances(g, geo);
+      const auto full = geo.gather_to_root();  // column-major; symmetric anyway
+      double worst = 0;
+      bool same_reach = true;
+      if (comm.is_root())
+        for (int i = 0; i < n; ++i)
+          for (int j = 0; j < n; ++j) {
+            const double a = full[std::size_t(j) * n + i], b = fw[std::size_t(i) * n + j];
+            if (std::isinf(a) || std::isinf(b))
+              same_reach = same_reach && a == b;
+            else
+              worst = std::max(worst, std::abs(a - b));
+          }
+      EXPECT_TRUE(test::all_ranks(comm, same_reach && worst < 1e-12))
+          << "seed " << seed << ", grid " << p << "x" << q << ", max diff " << worst;
+    }
+  }
+}
+
+TEST(NeighborGraph, ComponentsAndDegrees) {
+  // A triangle, a path of three and an isolated vertex, from lists.
+  const std::vector<std::int64_t> offsets{0, 2, 3, 3, 5, 5, 5, 5};
+  const std::vector<graph::Neighbor> lists{{1, 1}, {2, 1}, {2, 1}, {4, 1}, {5, 1}};
+  auto g = graph::symmetrize(7, offsets, lists);
+  const auto s = graph::graph_stats(g);
+  EXPECT_EQ(s.edges, 5);
+  EXPECT_EQ(s.components, 3);
+  EXPECT_EQ(s.min_degree, 0);
+  EXPECT_EQ(s.max_degree, 2);
+  EXPECT_EQ(s.component_sizes, (std::vector<std::int64_t>{3, 3, 1}));
+}
