@@ -1,0 +1,178 @@
+"""The estimators and load() against numpy references computed here."""
+import os
+import subprocess
+
+import numpy as np
+import pytest
+
+import kembed
+from conftest import align_signs, circles
+
+
+def rbf(X, Y, gamma):
+    sq = (X * X).sum(1)[:, None] + (Y * Y).sum(1)[None, :] - 2 * X @ Y.T
+    return np.exp(-gamma * np.maximum(sq, 0))
+
+
+def top_eigh(S, k):
+    w, V = np.linalg.eigh(S)
+    order = np.argsort(w)[::-1][:k]
+    return w[order], V[:, order]
+
+
+def largest_entry_positive(V):
+    """kembed's documented sign rule: each column's entry of largest magnitude is positive."""
+    idx = np.argmax(np.abs(V), axis=0)
+    return V * np.sign(V[idx, np.arange(V.shape[1])])
+
+
+def test_kernel_pca_matches_dense_eigendecomposition(ranks):
+    X, _ = circles(120)
+    gamma, k = 5.0, 3
+    kp = kembed.KernelPCA(n_components=k, kernel="rbf", gamma=gamma, n_ranks=ranks)
+    Z = kp.fit_transform(X)
+    n = len(X)
+    J = np.eye(n) - 1.0 / n
+    lam, V = top_eigh(J @ rbf(X, X, gamma) @ J, k)
+    np.testing.assert_allclose(kp.eigenvalues_, lam, rtol=1e-10)
+    expected = largest_entry_positive(V) * np.sqrt(lam)
+    np.testing.assert_allclose(Z, expected, atol=1e-8 * np.abs(expected).max())
+    assert kp.eigenvectors_.shape == (n, k)
+    np.testing.assert_allclose(kp.eigenvectors_.T @ kp.eigenvectors_, np.eye(k), atol=1e-10)
+    # A training sample projects onto its own training embedding.
+    np.testing.assert_allclose(kp.transform(X[:10]), Z[:10], atol=1e-8)
+
+
+def test_kernel_pca_ridge_inverse_transform_is_shrunk_projection(blobs, ranks):
+    # Linear kernel: the ridge pre-image of x is mean + sum_j l_j/(l_j+alpha) u_j u_j^T (x - mean).
+    X, alpha = blobs, 3.0
+    kp = kembed.KernelPCA(n_components=3, kernel="linear", fit_inverse_transform=True,
+                          alpha=alpha, n_ranks=ranks)
+    kp.fit(X)
+    mean = X.mean(0)
+    _, s, Vt = np.linalg.svd(X - mean, full_matrices=False)
+    lam, U = s[:3] ** 2, Vt[:3].T
+    Y = X[:7] + 0.1
+    expected = mean + ((Y - mean) @ U) * (lam / (lam + alpha)) @ U.T
+    np.testing.assert_allclose(kp.inverse_transform(kp.transform(Y)), expected, atol=1e-9)
+
+
+def test_pca_against_covariance_eigenvectors(blobs, ranks):
+    X, k = blobs, 3
+    pca = kembed.PCA(n_components=k, standardize=True, n_ranks=ranks).fit(X)
+    mean, sd = X.mean(0), X.std(0, ddof=1)
+    Xs = (X - mean) / sd
+    lam, U = top_eigh(np.cov(Xs, rowvar=False), k)
+    assert pca.components_.shape == (k, X.shape[1])
+    np.testing.assert_allclose(pca.explained_variance_, lam, rtol=1e-12)
+    np.testing.assert_allclose(pca.explained_variance_ratio_, lam / X.shape[1], rtol=1e-12)
+    np.testing.assert_allclose(pca.components_, align_signs(pca.components_.T, U).T, atol=1e-12)
+    np.testing.assert_allclose(pca.embedding_, Xs @ pca.components_.T, atol=1e-12)
+    # Rank-k reconstruction: the orthogonal projection onto the k axes.
+    Zt = pca.transform(X)
+    np.testing.assert_allclose(pca.inverse_transform(Zt), mean + (Xs @ U @ U.T) * sd, atol=1e-10)
+
+
+def test_pca_full_rank_inverse_transform_returns_input(blobs, ranks):
+    pca = kembed.PCA(n_components=blobs.shape[1], whiten=True, standardize=True, n_ranks=ranks)
+    Z = pca.fit_transform(blobs)
+    np.testing.assert_allclose(Z.var(0, ddof=1), 1.0, rtol=1e-10)  # whitened
+    np.testing.assert_allclose(pca.inverse_transform(Z), blobs, atol=1e-10)
+
+
+def test_pca_variance_fraction(blobs):
+    pca = kembed.PCA(n_components=0.9).fit(blobs)
+    lam = np.sort(np.linalg.eigvalsh(np.cov(blobs, rowvar=False)))[::-1]
+    expected_k = int(np.argmax(np.cumsum(lam) / lam.sum() > 0.9)) + 1
+    assert pca.n_components_ == expected_k
+
+
+def test_classical_mds_reproduces_euclidean_distances(ranks):
+    rng = np.random.default_rng(1)
+    P = rng.normal(size=(25, 3))
+    D = np.sqrt(((P[:, None] - P[None]) ** 2).sum(-1))
+    mds = kembed.ClassicalMDS(n_components=3, dissimilarity="precomputed", n_ranks=ranks)
+    Y = mds.fit_transform(D)
+    DY = np.sqrt(((Y[:, None] - Y[None]) ** 2).sum(-1))
+    np.testing.assert_allclose(DY, D, atol=1e-9)
+    # From the points themselves: the same embedding.
+    np.testing.assert_allclose(kembed.ClassicalMDS(3, n_ranks=ranks).fit_transform(P), Y,
+                               atol=1e-9)
+
+
+def test_classical_mds_keeps_negative_eigenvalues():
+    rng = np.random.default_rng(2)
+    n = 20
+    D = rng.uniform(1, 2, size=(n, n))
+    D = (D + D.T) / 2
+    np.fill_diagonal(D, 0)
+    mds = kembed.ClassicalMDS(2, dissimilarity="precomputed", eigen_solver="dense").fit(D)
+    J = np.eye(n) - 1.0 / n
+    B = -0.5 * J @ (D ** 2) @ J
+    expected = np.sort(np.linalg.eigvalsh(B))[::-1]
+    np.testing.assert_allclose(mds.spectrum_, expected, atol=1e-10 * abs(expected).max())
+    assert mds.spectrum_.min() < 0
+
+
+def test_kembed_errors_become_exceptions_with_kembeds_message(blobs):
+    with pytest.raises(kembed.KembedError, match="exceeds the number of samples"):
+        kembed.KernelPCA(n_components=100, kernel="rbf").fit(blobs)
+    with pytest.raises(kembed.KembedError, match="cannot start"):
+        kembed.PCA(2, kembed="/nonexistent/kembed", launcher="").fit(blobs)
+
+
+def test_load_gives_scikit_learn_shapes(blobs, tmp_path):
+    np.save(tmp_path / "X.npy", blobs)
+    launcher = kembed.Launcher(2, os.environ["KEMBED_LAUNCHER"])
+    launcher.run(["pca", "--input", tmp_path / "X.npy", "-k", "2", "-o", tmp_path / "out",
+                  "--quiet"])
+    res = kembed.load(tmp_path / "out")
+    assert res.method == "pca" and res.components_.shape == (2, 5)
+    assert res.embedding_.shape == (40, 2) and isinstance(res.report, dict)
+    np.testing.assert_allclose(res.embedding_, (blobs - res.mean_) @ res.components_.T,
+                               atol=1e-10)
+    total = np.var(blobs, axis=0, ddof=1).sum()
+    np.testing.assert_allclose(res.explained_variance_ratio_, res.eigenvalues_ / total,
+                               rtol=1e-12)
+
+
+def test_pip_install_offline(tmp_path):
+    # Copied first: an in-tree build would leave build/ and egg-info in the sources.
+    src = tmp_path / "src"
+    subprocess.run(["cp", "-r", os.path.join(os.path.dirname(__file__), ".."), str(src)],
+                   check=True)
+    subprocess.run(["/usr/bin/python3", "-m", "pip", "install", "--quiet", "--no-index",
+                    "--no-build-isolation", "--no-deps", "--target", str(tmp_path / "site"),
+                    str(src)], check=True, env={**os.environ, "PIP_ROOT_USER_ACTION": "ignore"})
+    out = subprocess.run(["/usr/bin/python3", "-c", "import kembed; print(kembed.__file__)"],
+                         cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(tmp_path / "site")},
+                         capture_output=True, text=True, check=True).stdout
+    assert out.startswith(str(tmp_path / "site"))
+    assert (tmp_path / "site" / "bin" / "kembed-plot").exists()
+
+
+def test_against_scikit_learn(ranks):
+    sklearn = pytest.importorskip("sklearn")
+    from sklearn.decomposition import PCA as SkPCA
+    from sklearn.decomposition import KernelPCA as SkKernelPCA
+    X, _ = circles(150)
+    ours = kembed.KernelPCA(n_components=2, kernel="rbf", gamma=10.0, n_ranks=ranks)
+    theirs = SkKernelPCA(n_components=2, kernel="rbf", gamma=10.0, eigen_solver="dense")
+    Z, Zs = ours.fit_transform(X), theirs.fit_transform(X)
+    signs = np.sign((Z * Zs).sum(0))
+    np.testing.assert_allclose(Z, Zs * signs, atol=1e-8)
+    np.testing.assert_allclose(ours.eigenvalues_, theirs.eigenvalues_, rtol=1e-10)
+    Y = X[:5] * 1.1
+    np.testing.assert_allclose(ours.transform(Y), theirs.transform(Y) * signs, atol=1e-8)
+
+    rng = np.random.default_rng(4)
+    B = rng.normal(size=(60, 6)) @ rng.normal(size=(6, 6))
+    p, q = kembed.PCA(n_components=3, n_ranks=ranks).fit(B), SkPCA(n_components=3).fit(B)
+    np.testing.assert_allclose(p.explained_variance_, q.explained_variance_, rtol=1e-10)
+    np.testing.assert_allclose(p.explained_variance_ratio_, q.explained_variance_ratio_,
+                               rtol=1e-10)
+    np.testing.assert_allclose(p.components_, align_signs(p.components_.T, q.components_.T).T,
+                               atol=1e-10)
+    np.testing.assert_allclose(p.noise_variance_, q.noise_variance_, rtol=1e-10)
+    np.testing.assert_allclose(p.singular_values_, q.singular_values_, rtol=1e-10)
+    assert sklearn.__version__
