@@ -28,6 +28,7 @@
 
 #include <boost/program_options.hpp>
 
+#include "kembed/distribute/read_distributed.hpp"
 #include "kembed/core/error.hpp"
 #include "kembed/io/synthetic.hpp"
 #include "kembed/kernel/assemble.hpp"
@@ -41,6 +42,9 @@
 
 namespace po = boost::program_options;
 using namespace kembed;
+using namespace kembed::spectral;
+using namespace kembed::kernel;
+using namespace kembed::distribute;
 
 namespace {
 

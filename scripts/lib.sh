@@ -8,10 +8,11 @@ KEMBED_BUILD=${KEMBED_BUILD:-$KEMBED_ROOT/build}
 # Debian 12 packages kembed needs to build and test.
 KEMBED_PACKAGES=(build-essential cmake pkg-config openmpi-bin libopenmpi-dev
   libscalapack-openmpi-dev libopenblas-dev liblapack-dev libboost-program-options-dev
-  libgtest-dev nlohmann-json3-dev libelpa-dev)
+  libgtest-dev nlohmann-json3-dev libelpa-dev libhdf5-openmpi-dev)
 # Only for tests and reports, not for building or running kembed: a local SLURM
-# cluster (tests/slurm) and the scaling plot of jobs/report.py.
-KEMBED_TEST_PACKAGES=(slurm-wlm munge python3-matplotlib)
+# cluster (tests/slurm), the scaling plot of jobs/report.py, and the Python
+# package python/ (numpy, pytest; scikit-learn only for an optional comparison).
+KEMBED_TEST_PACKAGES=(slurm-wlm munge python3-matplotlib python3-numpy python3-pytest)
 # Only for scripts/fuzz: clang, its libFuzzer and sanitizer runtimes, and
 # llvm-symbolizer (llvm-14) for readable stack traces in crash reports.
 KEMBED_FUZZ_PACKAGES=(clang libclang-rt-14-dev llvm-14)

@@ -8,6 +8,8 @@
 
 namespace kembed::test {
 
+using kernel::KernelType;
+
 std::vector<double> random_data(int n, int d, unsigned seed) {
   std::mt19937_64 gen(seed);
   std::normal_distribution<double> normal;
@@ -28,7 +30,7 @@ std::string write_bin(const Comm& comm, const std::string& dir, const std::strin
   return path;
 }
 
-Dense serial_kernel(const Kernel& kernel, const std::vector<double>& x, int n, int d) {
+Dense serial_kernel(const kernel::Kernel& kernel, const std::vector<double>& x, int n, int d) {
   Dense k{n, std::vector<double>(std::size_t(n) * n)};
   for (int i = 0; i < n; ++i)
     for (int j = 0; j < n; ++j) {

@@ -26,7 +26,7 @@ std::string write_bin(const Comm& comm, const std::string& dir, const std::strin
                       const std::vector<double>& data);
 
 /// k(x_i, x_j) evaluated pair by pair from the definitions (no Gram trick).
-Dense serial_kernel(const Kernel& kernel, const std::vector<double>& x, int n, int d);
+Dense serial_kernel(const kernel::Kernel& kernel, const std::vector<double>& x, int n, int d);
 
 /// J K J with J = I - 11^T/n, by explicit matrix products.
 Dense serial_center(const Dense& k);

@@ -4,9 +4,15 @@
 
 #include "kembed/app/version.hpp"
 #include "kembed/io/csv_writer.hpp"
+#include "kembed/io/hdf5.hpp"
+#include "kembed/io/npy_writer.hpp"
 #include "kembed/spectral/memory_plan.hpp"
 
 namespace kembed::app {
+
+// The app layer drives the methods and their kernels.
+using namespace kembed::spectral;
+using namespace kembed::kernel;
 
 Run::Run(const Comm& world, const BlacsGrid& grid, int block_size, PhaseTimer& timer,
          io::MatrixFile& input, const OutputOptions& output, std::vector<std::string> reads)
@@ -39,11 +45,39 @@ void Run::write(const std::string& name, const std::function<std::string()>& con
 
 void Run::write_rows(const std::string& name, const std::vector<std::string>& headers,
                      const std::vector<double>& values) {
-  write(name, [&] {
-    const std::vector<std::string> ids = input_.row_ids();
-    if (ids.empty()) return io::format_csv(headers, values);
-    return io::format_csv(headers, values, id_header_, ids);
+  const TableFormat format = output_.table_format;
+  if (format == TableFormat::csv) {
+    write(name, [&] {
+      const std::vector<std::string> ids = input_.row_ids();
+      if (ids.empty()) return io::format_csv(headers, values);
+      return io::format_csv(headers, values, id_header_, ids);
+    });
+    return;
+  }
+  const std::string stem = name.substr(0, name.rfind('.'));
+  const std::string file = stem + extension(format);
+  stage();
+  // The table is gathered on rank 0 today, so rank 0 alone writes it, through
+  // MPI-IO on a communicator of its own: the other ranks need not even see
+  // the staging directory.
+  const Comm alone = world_.split(world_.is_root() ? 0 : 1, 0);
+  on_root([&] {
+    const auto cols = static_cast<std::int64_t>(headers.size());
+    const auto rows = static_cast<std::int64_t>(cols > 0 ? values.size() / headers.size() : 0);
+    if (format == TableFormat::npy) io::write_npy(alone, out_->file(file), rows, cols, 0, values);
+    else io::write_hdf5_matrix(alone, out_->file(file), "/" + stem, rows, cols, 0, values);
+    written_.push_back(file);
   });
+  // A binary table has no room for row ids: they go beside it, one a line.
+  int has_ids = world_.is_root() && !input_.row_ids().empty() ? 1 : 0;
+  world_.broadcast(&has_ids, 1);
+  if (has_ids) {
+    write(stem + "_ids.csv", [&] {
+      std::string text = io::csv_field(id_header_) + "\n";
+      for (const std::string& id : input_.row_ids()) text += io::csv_field(id) + "\n";
+      return text;
+    });
+  }
 }
 
 std::string Run::staged_path(const std::string& name) {

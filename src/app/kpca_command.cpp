@@ -1,5 +1,6 @@
 #include "kembed/app/kpca_command.hpp"
 
+#include <climits>
 #include <optional>
 
 #include "kembed/app/driver.hpp"
@@ -12,6 +13,10 @@
 
 namespace kembed::app {
 
+// The app layer drives the methods and their kernels.
+using namespace kembed::spectral;
+using namespace kembed::kernel;
+
 namespace {
 
 Json kernel_report(const Kernel& kernel) {
@@ -22,15 +27,6 @@ Json kernel_report(const Kernel& kernel) {
   if (kernel.type == KernelType::poly || kernel.type == KernelType::sigmoid)
     j["coef0"] = kernel.coef0;
   return j;
-}
-
-Kernel kernel_from_report(const Json& j) {
-  Kernel kernel;
-  kernel.type = Kernel::parse(j.at("name").get<std::string>());
-  kernel.gamma = j.value("gamma", 0.0);
-  kernel.degree = j.value("degree", 3);
-  kernel.coef0 = j.value("coef0", 1.0);
-  return kernel;
 }
 
 std::string eigenvalues_csv(const KpcaResult& r) {
@@ -191,14 +187,19 @@ Projection project_kpca(const io::Model& model, io::MatrixFile& points, const Bl
 }
 
 KpcaModelStats kpca_model_stats(const io::Model& model, const Comm& comm) {
-  const Json& m = model.manifest();
+  // The manifest was validated field by field when the model was opened;
+  // the typed accessors still name the file and field if anything is off.
   KpcaModelStats stats;
   collectively(comm, [&] {
-    stats.kernel = kernel_from_report(m.at("kernel"));
-    stats.n = m.at("n").get<std::int64_t>();
-    stats.d = m.at("d").get<std::int64_t>();
-    stats.k = m.at("k").get<int>();
-    stats.grand_mean = m.at("kernel_grand_mean").get<double>();
+    stats.kernel.type = Kernel::parse(model.choice("kernel.name", io::manifest_kernel_names()));
+    if (model.has("kernel.gamma")) stats.kernel.gamma = model.positive("kernel.gamma");
+    if (model.has("kernel.degree"))
+      stats.kernel.degree = static_cast<int>(model.integer("kernel.degree", 1, INT_MAX));
+    if (model.has("kernel.coef0")) stats.kernel.coef0 = model.number("kernel.coef0");
+    stats.n = model.integer("n", 2, io::kMaxModelDimension);
+    stats.d = model.integer("d", 0, io::kMaxModelDimension);
+    stats.k = static_cast<int>(model.integer("k", 1, stats.n));
+    stats.grand_mean = model.number("kernel_grand_mean");
   });
   stats.col_means = model.small(comm, "kernel_col_means", 1, stats.n).values;
   stats.eigenvalues = model.small(comm, "eigenvalues", 1, stats.k).values;

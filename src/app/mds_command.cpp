@@ -11,6 +11,10 @@
 
 namespace kembed::app {
 
+// The app layer drives the methods and their kernels.
+using namespace kembed::spectral;
+using namespace kembed::kernel;
+
 namespace {
 
 // Where the dissimilarities come from: a distance matrix (--distances) or
@@ -76,35 +80,6 @@ std::string eigenvalues_csv(const MdsResult& r) {
   return io::format_csv({"eigenvalue", "explained_variance_ratio"}, table);
 }
 
-// Collective: writes model/ into the staging directory.
-void save_model(Run& run, const MdsResult& r, const std::optional<Metric>& metric, int k) {
-  const std::string dir = run.staged_path("model");
-  std::optional<io::ModelWriter> writer;
-  run.on_root([&] {
-    writer.emplace(dir);
-    writer->add("vectors", {r.n, k, r.vectors});
-    writer->add("eigenvalues", {1, k, r.eigenvalues});
-    writer->add("sq_distance_row_means", {1, r.n, r.sq_row_means});
-  });
-  Json manifest = run.manifest_header();
-  manifest["n"] = r.n;
-  manifest["d"] = r.d;
-  manifest["k"] = k;
-  manifest["input"] = metric ? "points" : "distances";
-  if (metric) manifest["metric"] = metric_name(*metric);
-  manifest["sq_distance_grand_mean"] = r.sq_grand_mean;
-  manifest["embedding_scale"] = "sqrt(eigenvalue)";
-  manifest["projection"] =
-      "Gower: b* = -1/2 (q - r - mean(q) + g), y* = Lambda^(-1/2) V^T b*, q = squared distances "
-      "to the training points, r = sq_distance_row_means, g = sq_distance_grand_mean";
-  if (metric)
-    manifest["data_fingerprint_fnv1a64"] = io::copy_to_npy(run.world(), run.input(), dir + "/X.npy");
-  run.on_root([&] {
-    if (metric) writer->add_written("X", r.n, r.d);
-    writer->finish(manifest);
-  });
-}
-
 Json spectrum_report(Json report, const MdsResult& r, const std::string& solver) {
   report["gof1"] = optional_json(r.gof1);
   report["gof2"] = optional_json(r.gof2);
@@ -134,6 +109,30 @@ Json spectrum_report(Json report, const MdsResult& r, const std::string& solver)
 }
 
 }  // namespace
+
+void save_gower_model(Run& run, const MdsResult& r, int k, bool with_points, const Json& fields) {
+  const std::string dir = run.staged_path("model");
+  std::optional<io::ModelWriter> writer;
+  run.on_root([&] {
+    writer.emplace(dir);
+    writer->add("vectors", {r.n, k, r.vectors});
+    writer->add("eigenvalues", {1, k, r.eigenvalues});
+    writer->add("sq_distance_row_means", {1, r.n, r.sq_row_means});
+  });
+  Json manifest = run.manifest_header();
+  manifest["n"] = r.n;
+  manifest["d"] = r.d;
+  manifest["k"] = k;
+  for (const auto& [key, value] : fields.items()) manifest[key] = value;
+  manifest["sq_distance_grand_mean"] = r.sq_grand_mean;
+  manifest["embedding_scale"] = "sqrt(eigenvalue)";
+  if (with_points)
+    manifest["data_fingerprint_fnv1a64"] = io::copy_to_npy(run.world(), run.input(), dir + "/X.npy");
+  run.on_root([&] {
+    if (with_points) writer->add_written("X", r.n, r.d);
+    writer->finish(manifest);
+  });
+}
 
 po::options_description mds_options() {
   po::options_description all;
@@ -170,7 +169,13 @@ void run_mds(const po::variables_map& vm, const Comm& world) {
     run.write("eigenvalues.csv", [&] { return eigenvalues_csv(result); });
     if (!result.spectrum.empty())
       run.write("spectrum.csv", [&] { return io::format_csv({"eigenvalue"}, result.spectrum); });
-    save_model(run, result, in.metric, k);
+    Json fields;
+    fields["input"] = in.metric ? "points" : "distances";
+    if (in.metric) fields["metric"] = metric_name(*in.metric);
+    fields["projection"] =
+        "Gower: b* = -1/2 (q - r - mean(q) + g), y* = Lambda^(-1/2) V^T b*, q = squared "
+        "distances to the training points, r = sq_distance_row_means, g = sq_distance_grand_mean";
+    save_gower_model(run, result, k, in.metric.has_value(), fields);
 
     Json& report = run.report;
     report["n"] = result.n;
@@ -208,20 +213,19 @@ void run_mds(const po::variables_map& vm, const Comm& world) {
 Projection project_mds(const io::Model& model, io::MatrixFile& points, const BlacsGrid& grid,
                        int block_size) {
   const Comm& comm = grid.comm();
-  const Json& m = model.manifest();
+  // The manifest was validated field by field when the model was opened;
+  // the typed accessors still name the file and field if anything is off.
   MdsProjection p;
   collectively(comm, [&] {
-    p.n = m.at("n").get<std::int64_t>();
-    p.d = m.at("d").get<std::int64_t>();
-    p.k = m.at("k").get<int>();
-    p.sq_grand_mean = m.at("sq_distance_grand_mean").get<double>();
-    const std::string input = m.at("input").get<std::string>();
-    if (input == "points")
-      p.metric = parse_metric(m.at("metric").get<std::string>());
-    else if (input != "distances")
-      throw Error(model.dir() + "/manifest.json: unknown MDS input '" + input + "'");
-    if (p.n < 2 || p.k < 1 || p.k > p.n || (p.metric && p.d < 1))
-      throw Error(model.dir() + "/manifest.json: inconsistent n, d, k");
+    p.n = model.integer("n", 2, io::kMaxModelDimension);
+    p.k = static_cast<int>(model.integer("k", 1, p.n));
+    p.sq_grand_mean = model.number("sq_distance_grand_mean");
+    if (model.choice("input", {"points", "distances"}) == "points") {
+      p.metric = parse_metric(model.choice("metric", io::manifest_metric_names()));
+      p.d = model.integer("d", 1, io::kMaxModelDimension);
+    } else {
+      p.d = model.integer("d", 0, io::kMaxModelDimension);
+    }
   });
   p.eigenvalues = model.small(comm, "eigenvalues", 1, p.k).values;
   std::string error;

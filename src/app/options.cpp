@@ -2,13 +2,19 @@
 
 #include <cmath>
 #include <regex>
+#include <tuple>
 
 #include "kembed/core/error.hpp"
+#include "kembed/io/hdf5.hpp"
 #include "kembed/io/output_dir.hpp"
 #include "kembed/spectral/memory_plan.hpp"
 #include "kembed/io/synthetic.hpp"
 
 namespace kembed::app {
+
+// The app layer drives the methods and their kernels.
+using namespace kembed::spectral;
+using namespace kembed::kernel;
 
 GridShape GridShape::parse(const std::string& text) {
   static const std::regex pattern(R"(\s*([0-9]{1,6})\s*[xX]\s*([0-9]{1,6})\s*)");
@@ -33,6 +39,8 @@ po::options_description InputOptions::description(const char* input_help) {
       ("input,i", po::value<std::string>(), input_help)
       ("rows", po::value<std::int64_t>(), "number of rows of a .bin input or of --generate")
       ("cols", po::value<std::int64_t>(), "number of columns of a .bin input or of --generate")
+      ("dataset", po::value<std::string>(), "HDF5 input: the dataset's path in the file, e.g. /X "
+       "(also --input FILE.h5:/X; default: the file's only dataset)")
       ("generate", po::value<std::string>(), "instead of --input: generate blobs, circles, moons, "
        "swissroll or gaussian (--rows N [--cols D] [--seed S]) in memory; see kembed generate")
       ("seed", po::value<std::int64_t>()->default_value(0), "random seed of --generate and of the krylov start block")
@@ -55,7 +63,16 @@ InputOptions::InputOptions(const po::variables_map& vm, const char* key) {
     if (seed < 0) throw Error("--seed must be at least 0");
   } else {
     if (!vm.count(key)) throw Error(std::string("missing --") + key + " (or --generate DATASET --rows N)");
-    input = get<std::string>(vm, key);
+    // FILE.h5:/DATASET: the run reads FILE (the output checks must know it).
+    std::tie(input, hints.dataset) = io::split_dataset(get<std::string>(vm, key));
+  }
+  if (vm.count("dataset")) {
+    if (!generate.empty()) throw Error("--dataset applies to an HDF5 --" + std::string(key) + ", not to --generate");
+    const std::string dataset = get<std::string>(vm, "dataset");
+    if (dataset.empty()) throw Error("--dataset needs the path of a dataset, e.g. /X");
+    if (!hints.dataset.empty() && hints.dataset != dataset)
+      throw Error("--" + std::string(key) + " names dataset " + hints.dataset + ", but --dataset says " + dataset);
+    hints.dataset = dataset;
   }
   if (vm.count("rows")) hints.rows = get<std::int64_t>(vm, "rows");
   if (vm.count("cols")) hints.cols = get<std::int64_t>(vm, "cols");
@@ -95,6 +112,9 @@ po::options_description OutputOptions::description() {
   d.add_options()
       ("output-dir,o", po::value<std::string>(), "result directory: new, empty, or an earlier "
        "kembed result (replaced atomically); anything else is refused")
+      ("output-format", po::value<std::string>()->default_value("csv"), "format of the per-sample "
+       "tables (embedding, pre-images): csv, npy (n x k float64, written with MPI-IO) or h5 (dataset "
+       "/embedding or /preimages, parallel HDF5)")
       ("quiet,q", po::bool_switch(), "print nothing on success, no progress lines")
       ("verbose,v", po::bool_switch(), "more progress: per-phase times of every rank, solver steps");
   return d;
@@ -103,9 +123,33 @@ po::options_description OutputOptions::description() {
 OutputOptions::OutputOptions(const po::variables_map& vm) {
   if (!vm.count("output-dir")) throw Error("missing --output-dir");
   output_dir = get<std::string>(vm, "output-dir");
+  if (vm.count("output-format")) table_format = parse_table_format(get<std::string>(vm, "output-format"));
   quiet = get<bool>(vm, "quiet");
   verbose = get<bool>(vm, "verbose");
   if (quiet && verbose) throw Error("give either --quiet or --verbose, not both");
+}
+
+TableFormat parse_table_format(const std::string& name) {
+  if (name == "csv") return TableFormat::csv;
+  if (name == "npy") return TableFormat::npy;
+  if (name == "h5") {
+    if (io::hdf5_version().empty())
+      throw Error("--output-format h5: this kembed was built without HDF5 (see kembed --version); use npy");
+    return TableFormat::h5;
+  }
+  throw Error("--output-format expects csv, npy or h5, got '" + name + "'");
+}
+
+std::string extension(TableFormat format) {
+  switch (format) {
+    case TableFormat::npy:
+      return ".npy";
+    case TableFormat::h5:
+      return ".h5";
+    case TableFormat::csv:
+      break;
+  }
+  return ".csv";
 }
 
 void OutputOptions::check_writable(const Comm& world, const std::vector<std::string>& reads) const {

@@ -9,8 +9,13 @@
 #include "kembed/io/csv_writer.hpp"
 #include "kembed/io/model.hpp"
 #include "kembed/spectral/pca.hpp"
+#include "kembed/spectral/pca_inverse.hpp"
 
 namespace kembed::app {
+
+// The app layer drives the methods and their kernels.
+using namespace kembed::spectral;
+using namespace kembed::kernel;
 
 namespace {
 
@@ -59,28 +64,6 @@ std::string eigenvalues_csv(const PcaResult& r) {
   return io::format_csv({"eigenvalue", "explained_variance_ratio"}, table);
 }
 
-// Collective: 64-bit FNV-1a of the values of `source` (row-major float64
-// bytes, as kpca's copy_to_npy computes it), streamed through rank 0 in
-// chunks; 16 hex digits on every rank.
-std::string data_fingerprint(const Comm& comm, io::MatrixFile& source) {
-  const std::int64_t rows = source.rows(), cols = source.cols();
-  const std::int64_t chunk = std::max<std::int64_t>(1, (std::int64_t{8} << 20) / cols);
-  std::uint64_t hash = 1469598103934665603ULL;
-  for (std::int64_t begin = 0; begin < rows; begin += chunk) {
-    std::vector<io::RowRange> want;
-    if (comm.is_root()) want.push_back({begin, std::min(rows, begin + chunk)});
-    const auto values = source.read_rows(want);
-    const auto* p = reinterpret_cast<const unsigned char*>(values.data());
-    for (std::size_t i = 0; i < values.size() * sizeof(double); ++i)
-      hash = (hash ^ p[i]) * 1099511628211ULL;
-  }
-  char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
-  std::string fingerprint = hex;
-  comm.broadcast(fingerprint);
-  return fingerprint;
-}
-
 // Collective: writes model/ into the staging directory.
 void save_model(Run& run, const PcaResult& r, const PcaSettings& settings) {
   const std::string dir = run.staged_path("model");
@@ -94,7 +77,7 @@ void save_model(Run& run, const PcaResult& r, const PcaSettings& settings) {
   manifest["eigenvalues"] = "explained variance lambda_j / (n-1) of each kept component";
   manifest["projection"] =
       "Z = ((Y - mean) / scale) components, then column j / sqrt(eigenvalue_j) when whiten";
-  manifest["data_fingerprint_fnv1a64"] = data_fingerprint(run.world(), run.input());
+  manifest["data_fingerprint_fnv1a64"] = io::fingerprint_rows(run.world(), run.input());
   run.on_root([&] {
     io::ModelWriter writer(dir);
     writer.add("mean", {1, r.d, r.mean});
@@ -210,19 +193,7 @@ void run_pca(const po::variables_map& vm, const Comm& world) {
 Projection project_pca(const io::Model& model, io::MatrixFile& points, const BlacsGrid& grid,
                        int block_size) {
   const Comm& comm = grid.comm();
-  const Json& m = model.manifest();
-  PcaProjection p;
-  collectively(comm, [&] {
-    p.d = m.at("d").get<std::int64_t>();
-    p.k = m.at("k").get<int>();
-    p.whiten = m.at("whiten").get<bool>();
-    if (p.d < 1 || p.k < 1 || p.k > p.d)
-      throw Error("model '" + model.dir() + "': invalid shape d = " + std::to_string(p.d) +
-                  ", k = " + std::to_string(p.k));
-  });
-  p.mean = model.small(comm, "mean", 1, p.d).values;
-  p.scale = model.small(comm, "scale", 1, p.d).values;
-  p.explained_variance = model.small(comm, "eigenvalues", 1, p.k).values;
+  const PcaProjection p = read_pca_projection(model, comm);
   auto components = model.large(comm, "components");
   return {p.k, pca_transform(p, *components, points, grid, block_size)};
 }

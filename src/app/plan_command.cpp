@@ -12,6 +12,10 @@
 
 namespace kembed::app {
 
+// The app layer drives the methods and their kernels.
+using namespace kembed::spectral;
+using namespace kembed::kernel;
+
 po::options_description plan_options() {
   po::options_description d("plan");
   d.add_options()

@@ -3,14 +3,22 @@
 #include <optional>
 
 #include "kembed/app/kpca_command.hpp"
+#include "kembed/app/pca_command.hpp"
 #include "kembed/app/driver.hpp"
 #include "kembed/core/error.hpp"
 #include "kembed/io/csv_writer.hpp"
 #include "kembed/io/model.hpp"
+#include "kembed/distribute/read_distributed.hpp"
 #include "kembed/spectral/inverse_map.hpp"
+#include "kembed/spectral/pca_inverse.hpp"
 #include "kembed/spectral/preimage.hpp"
+#include "kembed/spectral/spectral_step.hpp"
 
 namespace kembed::app {
+
+// The app layer drives the methods and their kernels.
+using namespace kembed::spectral;
+using namespace kembed::kernel;
 
 namespace {
 
@@ -18,6 +26,7 @@ namespace {
 struct PreimageOptions {
   std::string model;
   PreimageMethod method = PreimageMethod::fixed_point;
+  bool method_given = false;  ///< kpca models need --method; pca models take none
   std::string embedding;  ///< --embedding FILE; empty: project --input
   int components = 0;     ///< 0: all the model's (or the embedding file's columns)
   bool init_input = false;
@@ -26,10 +35,12 @@ struct PreimageOptions {
   static po::options_description description() {
     po::options_description d("pre-image");
     d.add_options()
-        ("model,m", po::value<std::string>(), "kernel PCA model directory (OUTPUT-DIR/model)")
+        ("model,m", po::value<std::string>(),
+         "kernel PCA or PCA model directory (OUTPUT-DIR/model)")
         ("method", po::value<std::string>(),
-         "nearest (training sample), fixed-point (rbf or linear kernel) or ridge (needs a "
-         "model fitted with --fit-inverse)")
+         "kpca models: nearest (training sample), fixed-point (rbf or linear kernel) or ridge "
+         "(needs a model fitted with --fit-inverse); pca models: leave out (x = mean + "
+         "scale * Z W^T)")
         ("embedding", po::value<std::string>(),
          "instead of --input: coefficients to reconstruct (m x c, the first c components)")
         ("components,k", po::value<int>(),
@@ -48,8 +59,8 @@ struct PreimageOptions {
   explicit PreimageOptions(const po::variables_map& vm) {
     if (!vm.count("model")) throw Error("missing --model");
     model = vm["model"].as<std::string>();
-    if (!vm.count("method")) throw Error("missing --method (nearest, fixed-point or ridge)");
-    method = parse_preimage_method(vm["method"].as<std::string>());
+    method_given = vm.count("method") > 0;
+    if (method_given) method = parse_preimage_method(vm["method"].as<std::string>());
     if (vm.count("embedding")) embedding = vm["embedding"].as<std::string>();
     const bool input = vm.count("input") || vm.count("generate");
     if (input == !embedding.empty())
@@ -62,7 +73,7 @@ struct PreimageOptions {
     if (init != "nearest" && init != "input")
       throw Error("--init must be nearest or input, got '" + init + "'");
     init_input = init == "input";
-    if (init_input && (!input || method != PreimageMethod::fixed_point))
+    if (init_input && (!input || !method_given || method != PreimageMethod::fixed_point))
       throw Error("--init input needs --input and --method fixed-point");
     fixed_point.tol = vm["tol"].as<double>();
     fixed_point.max_iter = vm["max-iter"].as<int>();
@@ -114,6 +125,71 @@ std::vector<double> coefficients_to_reconstruct(const PreimageOptions& o, const 
   return z;
 }
 
+// Collective: the m x c scores to map back with a pca model, block-cyclic: the
+// first c columns of the --embedding file, or the projections of --input.
+DistMatrix pca_scores(const PreimageOptions& o, const io::Model& model, const PcaProjection& pca,
+                      io::MatrixFile& source, const BlacsGrid& grid, int nb, int& c) {
+  const std::int64_t m = source.rows();
+  if (!o.embedding.empty()) {
+    c = o.components > 0 ? o.components : static_cast<int>(source.cols());
+    collectively(grid.comm(), [&] {
+      if (source.cols() > pca.k || c > source.cols())
+        throw Error(o.embedding + ": has " + std::to_string(source.cols()) +
+                    " columns; it must hold the first c <= " + std::to_string(pca.k) +
+                    " components of the model" +
+                    (c > source.cols() ? " and at least --components " + std::to_string(c) : ""));
+    });
+    DistMatrix all(grid, m, source.cols(), nb, nb);
+    distribute::read_block_cyclic(source, all);
+    DistMatrix z(grid, m, c, nb, nb);
+    copy(all, 0, 0, m, c, z, 0, 0);
+    return z;
+  }
+  c = o.components > 0 ? o.components : pca.k;
+  collectively(grid.comm(), [&] {
+    if (c > pca.k)
+      throw Error("--components " + std::to_string(c) + " exceeds the model's " +
+                  std::to_string(pca.k) + " components");
+  });
+  // transform's projection arrives row-major on rank 0; scatter takes column-major.
+  const Projection projection = project_pca(model, source, grid, nb);
+  std::vector<double> column_major;
+  if (grid.comm().is_root()) {
+    column_major.resize(std::size_t(m) * c);
+    for (std::int64_t q = 0; q < m; ++q)
+      for (int j = 0; j < c; ++j)
+        column_major[std::size_t(j) * m + q] = projection.embedding[q * pca.k + j];
+  }
+  DistMatrix z(grid, m, c, nb, nb);
+  z.scatter_from_root(column_major);
+  return z;
+}
+
+// x = mean + scale * Z W^T for a pca model: preimages.csv and run.json.
+void pca_preimages(const PreimageOptions& o, const io::Model& model, Run& run, int nb) {
+  const BlacsGrid& grid = run.grid();
+  const PcaProjection pca = read_pca_projection(model, grid.comm());
+  run.timer().start("project");
+  int c = 0;
+  const DistMatrix z = pca_scores(o, model, pca, run.input(), grid, nb, c);
+  run.timer().start("preimage");
+  auto components = model.large(grid.comm(), "components");
+  const DistMatrix x = pca_inverse_transform(pca, *components, z, nb);
+  run.timer().start("write");
+  run.write_rows("preimages.csv", io::numbered_columns("x", static_cast<int>(pca.d)),
+                 row_major_on_root(x));
+  Json& report = run.report;
+  report["model"] = o.model;
+  report["pre_image_method"] = "pca";
+  report["definition"] = pca.whiten
+      ? "x = mean + scale * ((Z diag(sqrt(explained_variance))) W^T), W the d x c axes"
+      : "x = mean + scale * (Z W^T), W the d x c axes";
+  report["source"] = o.embedding.empty() ? "input (projected, then reconstructed)" : "embedding";
+  report["components"] = c;
+  report["points"] = z.rows();
+  run.summary = std::to_string(z.rows()) + " points (pca, " + std::to_string(c) + " components)";
+}
+
 Json point_report(const Preimages& p, std::int64_t q) {
   Json j;
   j["nearest_training_sample"] = p.nearest[q] + 1;
@@ -149,11 +225,18 @@ void run_preimage(const po::variables_map& vm, const Comm& world) {
   Job job("preimage", output, layout, {o.model, in ? in->input : o.embedding},
           [&](const Comm& c) {
             model.emplace(io::Model::open(c, o.model));
+            const bool pca = model->method() == "pca";
             collectively(c, [&] {
-              if (model->method() != "kpca")
+              if (pca && o.method_given)
+                throw Error("model '" + o.model + "' is a pca model: its pre-image is the "
+                            "linear reconstruction x = mean + scale * Z W^T; leave out --method");
+              if (!pca && model->method() != "kpca")
                 throw Error("model '" + o.model + "' is for method '" + model->method() +
-                            "'; pre-images need a kpca model");
+                            "'; pre-images need a kpca or pca model");
+              if (!pca && !o.method_given)
+                throw Error("missing --method (nearest, fixed-point or ridge)");
             });
+            if (pca) return in ? in->open(c) : io::open_matrix_file(c, o.embedding);
             stats.emplace(kpca_model_stats(*model, c));
             collectively(c, [&] {
               if (stats->kernel.type == KernelType::precomputed)
@@ -167,6 +250,7 @@ void run_preimage(const po::variables_map& vm, const Comm& world) {
             return in ? in->open(c) : io::open_matrix_file(c, o.embedding);
           });
   drive(vm, world, job, [&](Run& run) {
+    if (model->method() == "pca") return pca_preimages(o, *model, run, nb);
     io::MatrixFile& source = run.input();
     const BlacsGrid& grid = run.grid();
     run.timer().start("project");

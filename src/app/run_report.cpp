@@ -8,6 +8,10 @@
 
 namespace kembed::app {
 
+// The app layer drives the methods and their kernels.
+using namespace kembed::spectral;
+using namespace kembed::kernel;
+
 Json common_report(const std::string& method, int block_size, const io::MatrixFile& input,
                    const BlacsGrid& grid, const PhaseTimer& timer) {
   const Comm& comm = grid.comm();

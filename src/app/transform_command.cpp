@@ -2,7 +2,9 @@
 
 #include <optional>
 
+#include "kembed/app/ca_command.hpp"
 #include "kembed/app/kpca_command.hpp"
+#include "kembed/app/manifold_commands.hpp"
 #include "kembed/app/mds_command.hpp"
 #include "kembed/app/driver.hpp"
 #include "kembed/app/pca_command.hpp"
@@ -10,6 +12,10 @@
 #include "kembed/io/csv_writer.hpp"
 
 namespace kembed::app {
+
+// The app layer drives the methods and their kernels.
+using namespace kembed::spectral;
+using namespace kembed::kernel;
 
 namespace {
 
@@ -20,6 +26,8 @@ struct MethodProjector {
 };
 
 const MethodProjector kProjectors[] = {
+    {"ca", project_ca},
+    {"isomap", project_isomap},
     {"kpca", project_kpca},
     {"mds", project_mds},
     {"pca", project_pca},

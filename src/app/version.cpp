@@ -1,6 +1,7 @@
 #include "kembed/app/version.hpp"
 
 #include "kembed/linalg/library_versions.hpp"
+#include "kembed/io/hdf5.hpp"
 #include "kembed/mpi/comm.hpp"
 
 // Set by CMake from `git rev-parse --short HEAD` at configure time.
@@ -29,9 +30,13 @@ std::string version_report() {
 #ifdef KEMBED_HAVE_ELPA
   solvers += " elpa";
 #endif
+  const std::string hdf5 = io::hdf5_version();
+  const std::string formats = hdf5.empty()
+                                  ? "input text npy bin, output csv npy (built without HDF5)"
+                                  : "input text npy bin h5, output csv npy h5 (parallel HDF5 " + hdf5 + ")";
   std::string text = std::string("kembed ") + KEMBED_VERSION + " (git " + KEMBED_GIT_REVISION +
-                     ")\nsolvers: " + solvers + "\nMPI: " + first_line(Comm::library_version()) +
-                     "\n";
+                     ")\nsolvers: " + solvers + "\nformats: " + formats + "\nMPI: " +
+                     first_line(Comm::library_version()) + "\n";
   for (const auto& [library, description] : linalg::library_versions())
     text += library + ": " + description + "\n";
   return text;

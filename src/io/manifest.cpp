@@ -240,6 +240,15 @@ void check_pca(const ManifestFields& f) {
   check_array(f, "eigenvalues", 1, k, "1, k");
 }
 
+void check_ca(const ManifestFields& f) {
+  const std::int64_t rows = f.integer("rows", 2, kMaxModelDimension);
+  const std::int64_t cols = f.integer("cols", 2, kMaxModelDimension);
+  const std::int64_t k = f.integer("k", 1, std::min(rows, cols) - 1);
+  check_array(f, "row_standard", rows, k, "rows, k");
+  check_array(f, "column_standard", cols, k, "cols, k");
+  check_array(f, "principal_inertias", 1, k, "1, k");
+}
+
 // nlohmann's "[json.exception.parse_error.101] parse error at line 1,
 // column 3: syntax error ..." as "invalid JSON at line 1, column 3: syntax
 // error ...", without the library's tag.
@@ -301,6 +310,7 @@ Json parse_manifest(const std::string& text, const std::string& path) {
     }
   }
   const std::string name = method == manifest.end() ? "" : method->get<std::string>();
+  if (name == "ca") check_ca(fields);
   if (name == "kpca") check_kpca(fields);
   if (name == "mds") check_mds(fields);
   if (name == "pca") check_pca(fields);

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "kembed/io/npy_writer.hpp"
 #include "kembed/core/error.hpp"
 
 namespace fs = std::filesystem;
@@ -15,22 +16,6 @@ namespace fs = std::filesystem;
 namespace kembed::io {
 
 namespace {
-
-// A version 1.0 .npy header for a C-order float64 array, padded so the data
-// start at a multiple of 64 bytes.
-std::string npy_header(std::int64_t rows, std::int64_t cols) {
-  std::string dict = "{'descr': '<f8', 'fortran_order': False, 'shape': (" +
-                     std::to_string(rows) + ", " + std::to_string(cols) + "), }";
-  const std::size_t unpadded = 10 + dict.size() + 1;
-  dict.append((64 - unpadded % 64) % 64, ' ');
-  dict += '\n';
-  std::string header = "\x93NUMPY";
-  header += '\x01';
-  header += '\x00';
-  header += static_cast<char>(dict.size() & 0xff);
-  header += static_cast<char>((dict.size() >> 8) & 0xff);
-  return header + dict;
-}
 
 void write_all(std::FILE* f, const void* data, std::size_t bytes, const std::string& path) {
   if (bytes && std::fwrite(data, 1, bytes, f) != bytes) {
@@ -57,7 +42,7 @@ void ModelWriter::add(const std::string& name, const Array& array) {
   const std::string path = (fs::path(dir_) / (name + ".npy")).string();
   std::FILE* f = std::fopen(path.c_str(), "wb");
   if (!f) throw Error("cannot write '" + path + "'");
-  const std::string header = npy_header(array.rows, array.cols);
+  const std::string header = npy_header_f8(array.rows, array.cols);
   write_all(f, header.data(), header.size(), path);
   write_all(f, array.values.data(), array.values.size() * sizeof(double), path);
   if (std::fflush(f) != 0 || ::fsync(fileno(f)) != 0 || std::fclose(f) != 0)
@@ -82,15 +67,15 @@ void ModelWriter::finish(Json manifest) {
   if (!file) throw Error("cannot write '" + path + "'");
 }
 
-std::string copy_to_npy(const Comm& comm, MatrixFile& source, const std::string& path) {
+std::string fingerprint_rows(const Comm& comm, MatrixFile& source, const std::string& path) {
   const std::int64_t rows = source.rows(), cols = source.cols();
   const std::int64_t chunk = std::max<std::int64_t>(1, (std::int64_t{8} << 20) / cols);
   std::FILE* f = nullptr;
   collectively(comm, [&] {
-    if (!comm.is_root()) return;
+    if (!comm.is_root() || path.empty()) return;
     f = std::fopen(path.c_str(), "wb");
     if (!f) throw Error("cannot write '" + path + "'");
-    const std::string header = npy_header(rows, cols);
+    const std::string header = npy_header_f8(rows, cols);
     write_all(f, header.data(), header.size(), path);
   });
   std::uint64_t hash = 1469598103934665603ULL;
@@ -102,11 +87,11 @@ std::string copy_to_npy(const Comm& comm, MatrixFile& source, const std::string&
       if (!comm.is_root()) return;
       const std::size_t bytes = values.size() * sizeof(double);
       hash = fnv1a(hash, values.data(), bytes);
-      write_all(f, values.data(), bytes, path);
+      if (f) write_all(f, values.data(), bytes, path);
     });
   }
   collectively(comm, [&] {
-    if (!comm.is_root()) return;
+    if (!f) return;
     if (std::fflush(f) != 0 || ::fsync(fileno(f)) != 0 || std::fclose(f) != 0)
       throw Error("cannot write '" + path + "'");
   });
@@ -115,6 +100,10 @@ std::string copy_to_npy(const Comm& comm, MatrixFile& source, const std::string&
   std::string fingerprint = hex;
   comm.broadcast(fingerprint);
   return fingerprint;
+}
+
+std::string copy_to_npy(const Comm& comm, MatrixFile& source, const std::string& path) {
+  return fingerprint_rows(comm, source, path);
 }
 
 namespace {

@@ -12,7 +12,7 @@
 #include "kembed/kernel/scaled_distances.hpp"
 #include "kembed/kernel/vector_exp.hpp"
 
-namespace kembed {
+namespace kembed::kernel {
 
 namespace {
 
@@ -98,9 +98,6 @@ void check_dot_product_kernel(const Kernel& kernel, const std::vector<double>& r
 
 }  // namespace
 
-std::vector<double> read_panel(io::MatrixFile& file, const BlockCyclic1D& dist) {
-  return file.read_rows(dist.owned_ranges());
-}
 
 
 void assemble_kernel(const Kernel& kernel, const std::vector<double>& row_panel,
@@ -164,15 +161,7 @@ void assemble_kernel(const Kernel& kernel, const std::vector<double>& row_panel,
       // scale invariant, so those pairs are recomputed on scaled rows.
       const auto x_max = row_max_magnitudes(row_panel, k.local_rows(), d);
       const auto y_max = row_max_magnitudes(col_panel, k.local_cols(), d);
-      const auto badly_scaled = [](const std::vector<double>& norms,
-                                   const std::vector<double>& largest) {
-        std::vector<int> found;
-        for (int l = 0; l < static_cast<int>(norms.size()); ++l)
-          if (!(norms[l] <= kSafeSquaredNorm) || (norms[l] < DBL_MIN && largest[l] > 0))
-            found.push_back(l);
-        return found;
-      };
-      const auto x_bad = badly_scaled(xn, x_max), y_bad = badly_scaled(yn, y_max);
+      const auto x_bad = badly_scaled_rows(xn, x_max), y_bad = badly_scaled_rows(yn, y_max);
       for (auto* v : {&xn, &yn})
         for (double& s : *v) s = s > 0 ? 1 / std::sqrt(s) : 0;  // zero rows give 0
       map_local(k, [&](double g, int li, int lj) { return g * xn[li] * yn[lj]; });
@@ -188,26 +177,4 @@ void assemble_kernel(const Kernel& kernel, const std::vector<double>& row_panel,
   }
 }
 
-void read_block_cyclic(io::MatrixFile& file, DistMatrix& k) {
-  const auto& rows = k.row_dist();
-  const auto& cols = k.col_dist();
-  const int nb = rows.block_size();
-  const std::int64_t n = k.rows(), stride = std::int64_t{nb} * k.grid().nprow();
-  // Every rank takes part in every read (collective); a rank whose blocks are
-  // exhausted asks for nothing.
-  const std::int64_t steps = (n + stride - 1) / stride;
-  for (std::int64_t step = 0; step < steps; ++step) {
-    const std::int64_t begin = step * stride + std::int64_t{k.grid().myrow()} * nb;
-    std::vector<io::RowRange> want;
-    if (begin < n) want.push_back({begin, std::min(begin + nb, n)});
-    const auto stripe = file.read_rows(want);
-    if (want.empty()) continue;
-    const int local_row0 = rows.to_local(begin);
-    for (std::int64_t i = 0; i < want[0].size(); ++i)
-      for (int lj = 0; lj < k.local_cols(); ++lj)
-        k.local(local_row0 + static_cast<int>(i), lj) =
-            stripe[std::size_t(i) * k.cols() + cols.to_global(lj)];
-  }
-}
-
-}  // namespace kembed
+}  // namespace kembed::kernel

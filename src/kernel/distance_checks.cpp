@@ -1,16 +1,16 @@
-#include "kembed/spectral/distance_checks.hpp"
+#include "kembed/kernel/distance_checks.hpp"
 
 #include <cfloat>
 #include <cmath>
 #include <limits>
-#include <sstream>
 
 #include "kembed/core/error.hpp"
+#include "kembed/io/format_double.hpp"
 #include "kembed/kernel/first_entry.hpp"
 #include "kembed/linalg/scalapack.hpp"
 #include "kembed/linalg/symmetry.hpp"
 
-namespace kembed {
+namespace kembed::kernel {
 
 namespace {
 
@@ -18,7 +18,7 @@ namespace {
 // over all ranks, with its value sent by its owner.
 template <class Predicate>
 std::optional<Offender> first_entry(const DistMatrix& d, Predicate&& bad) {
-  const auto found = first_flagged_entry(d, [&](double v, int li, int lj) {
+  const auto found = kernel::first_flagged_entry(d, [&](double v, int li, int lj) {
     return bad(d.row_dist().to_global(li), d.col_dist().to_global(lj), v) ? 1 : 0;
   });
   if (!found) return std::nullopt;
@@ -31,13 +31,6 @@ double largest_magnitude(const DistMatrix& d) {
     for (int li = 0; li < d.local_rows(); ++li)
       largest = std::max(largest, std::abs(d.local(li, lj)));
   return d.grid().comm().max(largest);
-}
-
-std::string exact(double v) {
-  std::ostringstream s;
-  s.precision(17);
-  s << v;
-  return s.str();
 }
 
 }  // namespace
@@ -69,8 +62,8 @@ void check_squares(const DistMatrix& d, const std::string& source) {
     agree(d.grid().comm(), where + " is not finite (the distance overflows: values too large; "
                                    "rescale the data)");
   agree(d.grid().comm(),
-        where + " is " + exact(e->value) + ": MDS squares the distances and sums " +
-            std::to_string(n) + " of them, which overflows above " + exact(limit) +
+        where + " is " + io::format_double(e->value) + ": MDS squares the distances and sums " +
+            std::to_string(n) + " of them, which overflows above " + io::format_double(limit) +
             " (values too large; rescale the data)");
 }
 
@@ -93,11 +86,11 @@ DistanceCheck validate_distances(DistMatrix& d, const std::string& source, bool 
   const double bound = kDistanceTolerance * check.largest;
   if (auto e = find_nonzero_diagonal(d, bound))
     agree(comm, source + ": not a distance matrix: diagonal entry (" + std::to_string(e->i + 1) +
-                    ", " + std::to_string(e->j + 1) + ") is " + exact(e->value) +
+                    ", " + std::to_string(e->j + 1) + ") is " + io::format_double(e->value) +
                     ", but the distance of a point to itself must be 0 (1-based)");
   if (auto e = find_negative(d))
     agree(comm, source + ": not a distance matrix: entry (" + std::to_string(e->i + 1) + ", " +
-                    std::to_string(e->j + 1) + ") is " + exact(e->value) +
+                    std::to_string(e->j + 1) + ") is " + io::format_double(e->value) +
                     ", but distances must be non-negative (1-based)");
   if (symmetrize_input) {
     check.max_asymmetry = symmetrize(d);
@@ -106,12 +99,12 @@ DistanceCheck validate_distances(DistMatrix& d, const std::string& source, bool 
   }
   if (auto a = find_asymmetry(d, kDistanceTolerance))
     agree(comm, source + ": not a distance matrix: entry (" + std::to_string(a->i + 1) + ", " +
-                    std::to_string(a->j + 1) + ") is " + exact(a->a_ij) + " but (" +
+                    std::to_string(a->j + 1) + ") is " + io::format_double(a->a_ij) + " but (" +
                     std::to_string(a->j + 1) + ", " + std::to_string(a->i + 1) + ") is " +
-                    exact(a->a_ji) + " (1-based), not symmetric within a relative " +
-                    exact(kDistanceTolerance) + "; --symmetrize averages D and D^T instead");
+                    io::format_double(a->a_ji) + " (1-based), not symmetric within a relative " +
+                    io::format_double(kDistanceTolerance) + "; --symmetrize averages D and D^T instead");
   check_squares(d, source);
   return check;
 }
 
-}  // namespace kembed
+}  // namespace kembed::kernel

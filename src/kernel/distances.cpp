@@ -1,4 +1,4 @@
-#include "kembed/spectral/distances.hpp"
+#include "kembed/kernel/distances.hpp"
 
 #include <algorithm>
 #include <cfloat>
@@ -8,9 +8,9 @@
 #include "kembed/core/error.hpp"
 #include "kembed/kernel/local_blocks.hpp"
 #include "kembed/kernel/scaled_distances.hpp"
-#include "kembed/spectral/distance_checks.hpp"
+#include "kembed/kernel/distance_checks.hpp"
 
-namespace kembed {
+namespace kembed::kernel {
 
 Metric parse_metric(const std::string& name) {
   if (name == "euclidean") return Metric::euclidean;
@@ -74,15 +74,7 @@ void fill_distances(Metric metric, const std::vector<double>& row_panel,
       // whose norms overflow or underflow are recomputed on scaled rows.
       const auto x_max = row_max_magnitudes(row_panel, out.local_rows(), d);
       const auto y_max = row_max_magnitudes(col_panel, out.local_cols(), d);
-      const auto badly_scaled = [](const std::vector<double>& norms,
-                                   const std::vector<double>& largest) {
-        std::vector<int> found;
-        for (int l = 0; l < static_cast<int>(norms.size()); ++l)
-          if (!(norms[l] <= kSafeSquaredNorm) || (norms[l] < DBL_MIN && largest[l] > 0))
-            found.push_back(l);
-        return found;
-      };
-      const auto x_bad = badly_scaled(xn, x_max), y_bad = badly_scaled(yn, y_max);
+      const auto x_bad = badly_scaled_rows(xn, x_max), y_bad = badly_scaled_rows(yn, y_max);
       for (auto* v : {&xn, &yn})
         for (double& s : *v) s = 1 / std::sqrt(s);
       map_local(out,
@@ -137,4 +129,4 @@ void assemble_distances(Metric metric, const std::vector<double>& row_panel,
   check_squares(out, "distances of the points");
 }
 
-}  // namespace kembed
+}  // namespace kembed::kernel

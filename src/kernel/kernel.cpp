@@ -4,7 +4,7 @@
 
 #include "kembed/core/error.hpp"
 
-namespace kembed {
+namespace kembed::kernel {
 
 namespace {
 constexpr struct {
@@ -65,4 +65,4 @@ Kernel Kernel::with_default_gamma(long long d) const {
   return k;
 }
 
-}  // namespace kembed
+}  // namespace kembed::kernel

@@ -7,7 +7,7 @@
 
 #include "kembed/linalg/lapack.hpp"
 
-namespace kembed {
+namespace kembed::kernel {
 
 std::vector<double> row_norms_squared(const std::vector<double>& panel, int rows, int d) {
   std::vector<double> norms(rows);
@@ -130,4 +130,4 @@ void local_l1_distances(const std::vector<double>& row_panel, const std::vector<
   }
 }
 
-}  // namespace kembed
+}  // namespace kembed::kernel

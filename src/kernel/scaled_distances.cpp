@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-namespace kembed {
+namespace kembed::kernel {
 
 namespace {
 
@@ -82,4 +82,4 @@ double cosine_scaled(const double* x, const double* y, int d) {
 
 double safe_l1_magnitude(int d) { return DBL_MAX / (4.0 * std::max(d, 1)); }
 
-}  // namespace kembed
+}  // namespace kembed::kernel

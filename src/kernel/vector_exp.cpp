@@ -14,7 +14,7 @@
 // checks under -ftrapping-math) and the results independent of a value's
 // position in the array (no scalar remainder loop).
 
-namespace kembed {
+namespace kembed::kernel {
 
 namespace {
 
@@ -230,4 +230,4 @@ void exp_neg_squared_distances(double* gram, const double* row_norms, double col
   }
 }
 
-}  // namespace kembed
+}  // namespace kembed::kernel

@@ -1,6 +1,6 @@
 #include "kembed/spectral/centering.hpp"
 
-namespace kembed {
+namespace kembed::spectral {
 
 namespace {
 
@@ -118,4 +118,4 @@ CenteringStats center_kernel(DistMatrix& k) {
   return stats;
 }
 
-}  // namespace kembed
+}  // namespace kembed::spectral

@@ -7,7 +7,7 @@
 #include "kembed/linalg/elpa.hpp"
 #include "kembed/linalg/scalapack.hpp"
 
-namespace kembed {
+namespace kembed::spectral {
 
 Solver parse_solver(const std::string& name) {
   if (name == "evd") return Solver::evd;
@@ -112,4 +112,4 @@ Eigenpairs top_eigenpairs(DistMatrix& a, const SpectrumRule& choose_k) {
   return result;
 }
 
-}  // namespace kembed
+}  // namespace kembed::spectral

@@ -5,10 +5,11 @@
 #include <cmath>
 #include <limits>
 
+#include "kembed/distribute/read_distributed.hpp"
 #include "kembed/kernel/assemble.hpp"
 #include "kembed/linalg/lapack.hpp"
 
-namespace kembed {
+namespace kembed::spectral {
 
 namespace {
 
@@ -45,8 +46,8 @@ FeatureReconstruction::FeatureReconstruction(const KpcaModelStats& model,
       kxy_(grid, model.n, m_, block_size, column_block(m_, grid.npcol(), block_size)) {
   const int d = static_cast<int>(model_.d), k = model_.k;
   const double n = static_cast<double>(model_.n);
-  x_panel_ = read_panel(training, gamma_.row_dist());
-  a_panel_ = read_panel(coefficients, gamma_.row_dist());
+  x_panel_ = distribute::read_panel(training, gamma_.row_dist());
+  a_panel_ = distribute::read_panel(coefficients, gamma_.row_dist());
   const int rows = gamma_.local_rows();
 
   // Column means of A (zero up to round-off for eigenvectors of a centered
@@ -139,7 +140,7 @@ WeightedSums FeatureReconstruction::weighted_sums(const std::vector<double>& y,
       const std::int64_t q = gamma_.col_dist().to_global(lq);
       std::copy(&y[std::size_t(q) * d], &y[std::size_t(q) * d] + d, &y_panel[std::size_t(lq) * d]);
     }
-    assemble_kernel(model_.kernel, x_panel_, y_panel, d, kxy_);
+    kernel::assemble_kernel(model_.kernel, x_panel_, y_panel, d, kxy_);
   } else {
     for (int lq = 0; lq < cols; ++lq)
       for (int li = 0; li < rows; ++li) kxy_.local(li, lq) = 1;
@@ -184,4 +185,4 @@ WeightedSums FeatureReconstruction::weighted_sums(const std::vector<double>& y,
   return sums;
 }
 
-}  // namespace kembed
+}  // namespace kembed::spectral

@@ -1,10 +1,11 @@
 #include "kembed/spectral/inverse_map.hpp"
 
 #include "kembed/core/error.hpp"
+#include "kembed/distribute/read_distributed.hpp"
 #include "kembed/kernel/assemble.hpp"
 #include "kembed/linalg/scalapack.hpp"
 
-namespace kembed {
+namespace kembed::spectral {
 
 namespace {
 
@@ -22,14 +23,14 @@ std::vector<double> rows_of(const std::vector<double>& full, int width,
 
 }  // namespace
 
-InverseMap fit_inverse_map(const Kernel& kernel, const std::vector<double>& embedding, int k,
+InverseMap fit_inverse_map(const kernel::Kernel& kernel, const std::vector<double>& embedding, int k,
                            io::MatrixFile& x, double alpha, const BlacsGrid& grid,
                            int block_size) {
   const Comm& comm = grid.comm();
   agree(comm, alpha > 0 ? "" : "--alpha must be positive, got " + std::to_string(alpha));
   const std::int64_t n = x.rows(), d = x.cols();
   DistMatrix kz(grid, n, n, block_size, block_size);
-  assemble_kernel(kernel, rows_of(embedding, k, kz.row_dist()),
+  kernel::assemble_kernel(kernel, rows_of(embedding, k, kz.row_dist()),
                   rows_of(embedding, k, kz.col_dist()), k, kz);
   for (int lj = 0; lj < kz.local_cols(); ++lj) {
     const std::int64_t j = kz.col_dist().to_global(lj);
@@ -38,7 +39,7 @@ InverseMap fit_inverse_map(const Kernel& kernel, const std::vector<double>& embe
 
   InverseMap map{std::vector<double>(d, 0.0), DistMatrix(grid, n, d, block_size, block_size)};
   DistMatrix& w = map.weights;
-  read_block_cyclic(x, w);
+  distribute::read_block_cyclic(x, w);
   for (int lj = 0; lj < w.local_cols(); ++lj)
     for (int li = 0; li < w.local_rows(); ++li)
       map.mean[w.col_dist().to_global(lj)] += w.local(li, lj);
@@ -51,7 +52,7 @@ InverseMap fit_inverse_map(const Kernel& kernel, const std::vector<double>& embe
   return map;
 }
 
-std::vector<double> apply_inverse_map(const Kernel& kernel, const std::vector<double>& z, int k,
+std::vector<double> apply_inverse_map(const kernel::Kernel& kernel, const std::vector<double>& z, int k,
                                       io::MatrixFile& coefficients,
                                       const std::vector<double>& eigenvalues,
                                       io::MatrixFile& weights, const std::vector<double>& mean,
@@ -60,11 +61,11 @@ std::vector<double> apply_inverse_map(const Kernel& kernel, const std::vector<do
   const std::int64_t m = static_cast<std::int64_t>(z.size()) / k, n = weights.rows();
   const std::int64_t d = weights.cols();
   DistMatrix kstar(grid, m, n, block_size, block_size);
-  auto training = read_panel(coefficients, kstar.col_dist());
+  auto training = distribute::read_panel(coefficients, kstar.col_dist());
   for (std::size_t t = 0; t < training.size(); ++t) training[t] *= eigenvalues[t % k];
-  assemble_kernel(kernel, rows_of(z, k, kstar.row_dist()), training, k, kstar);
+  kernel::assemble_kernel(kernel, rows_of(z, k, kstar.row_dist()), training, k, kstar);
   DistMatrix w(grid, n, d, block_size, block_size);
-  read_block_cyclic(weights, w);
+  distribute::read_block_cyclic(weights, w);
   DistMatrix out(grid, m, d, block_size, block_size);
   scalapack::gemm('N', 'N', 1.0, kstar, w, 0.0, out);
 
@@ -78,4 +79,4 @@ std::vector<double> apply_inverse_map(const Kernel& kernel, const std::vector<do
   return points;
 }
 
-}  // namespace kembed
+}  // namespace kembed::spectral

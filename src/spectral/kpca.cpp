@@ -1,16 +1,18 @@
 #include "kembed/spectral/kpca.hpp"
 
 #include <cmath>
-#include <sstream>
 
 #include "kembed/core/error.hpp"
+#include "kembed/distribute/read_distributed.hpp"
+#include "kembed/io/format_double.hpp"
 #include "kembed/kernel/assemble.hpp"
 #include "kembed/linalg/symmetry.hpp"
 #include "kembed/spectral/centering.hpp"
+#include "kembed/spectral/input_shape.hpp"
 #include "kembed/spectral/memory_plan.hpp"
 #include "kembed/spectral/spectral_step.hpp"
 
-namespace kembed {
+namespace kembed::spectral {
 
 namespace {
 
@@ -18,42 +20,33 @@ namespace {
 constexpr double kSymmetryTolerance = 1e-10;
 
 void check_shape(const io::MatrixFile& file, const KpcaSettings& s, const Comm& comm) {
-  std::string error;
-  const auto n = file.rows();
-  if (s.kernel.type == KernelType::precomputed && file.rows() != file.cols())
-    error = file.path() + ": a precomputed kernel must be square, found " +
-            std::to_string(file.rows()) + " x " + std::to_string(file.cols());
-  else if (n < 2)
-    error = file.path() + ": kernel PCA needs at least 2 samples, found " + std::to_string(n);
-  else if (s.components > n)
-    error = "--components " + std::to_string(s.components) + " exceeds the number of samples (" +
-            std::to_string(n) + ") in " + file.path();
-  agree(comm, error);
+  agree(comm, input_shape_error(file, s.kernel.type == kernel::KernelType::precomputed,
+                                "a precomputed kernel must be square", "kernel PCA", "samples",
+                                s.components));
 }
 
 // Assembles the kernel matrix of `file` into k (collective). Phases go to
 // `timer` when given.
-void build_kernel(io::MatrixFile& file, const Kernel& kernel, DistMatrix& k, PhaseTimer* timer,
+void build_kernel(io::MatrixFile& file, const kernel::Kernel& kernel, DistMatrix& k, PhaseTimer* timer,
                   bool check_symmetry) {
-  if (kernel.type == KernelType::precomputed) {
+  if (kernel.type == kernel::KernelType::precomputed) {
     if (timer) timer->start("distribute");
-    read_block_cyclic(file, k);
+    distribute::read_block_cyclic(file, k);
     if (!check_symmetry) return;
     if (auto a = find_asymmetry(k, kSymmetryTolerance)) {
-      std::ostringstream msg;
-      msg.precision(17);
-      msg << file.path() << ": precomputed kernel is not symmetric: entry (" << a->i + 1 << ", "
-          << a->j + 1 << ") is " << a->a_ij << " but (" << a->j + 1 << ", " << a->i + 1
-          << ") is " << a->a_ji << " (1-based)";
-      agree(k.grid().comm(), msg.str());
+      agree(k.grid().comm(), file.path() + ": precomputed kernel is not symmetric: entry (" +
+                                 std::to_string(a->i + 1) + ", " + std::to_string(a->j + 1) + ") is " +
+                                 io::format_double(a->a_ij) + " but (" + std::to_string(a->j + 1) + ", " +
+                                 std::to_string(a->i + 1) + ") is " + io::format_double(a->a_ji) +
+                                 " (1-based)");
     }
     return;
   }
   if (timer) timer->start("distribute");
-  const auto row_panel = read_panel(file, k.row_dist());
-  const auto col_panel = read_panel(file, k.col_dist());
+  const auto row_panel = distribute::read_panel(file, k.row_dist());
+  const auto col_panel = distribute::read_panel(file, k.col_dist());
   if (timer) timer->start("assemble");
-  assemble_kernel(kernel, row_panel, col_panel, static_cast<int>(file.cols()), k);
+  kernel::assemble_kernel(kernel, row_panel, col_panel, static_cast<int>(file.cols()), k);
 }
 
 ProblemShape shape_of(const KpcaResult& r, const KpcaSettings& s, const BlacsGrid& grid) {
@@ -68,7 +61,7 @@ KpcaResult fit_kpca(io::MatrixFile& file, const BlacsGrid& grid, const KpcaSetti
   check_shape(file, settings, comm);
   KpcaResult result;
   result.n = file.rows();
-  result.d = settings.kernel.type == KernelType::precomputed ? 0 : file.cols();
+  result.d = settings.kernel.type == kernel::KernelType::precomputed ? 0 : file.cols();
   result.kernel = settings.kernel.with_default_gamma(result.d);
   const int k = settings.components, nb = settings.block_size;
   const std::int64_t n = result.n;
@@ -119,4 +112,4 @@ KpcaResult fit_kpca(io::MatrixFile& file, const BlacsGrid& grid, const KpcaSetti
   return result;
 }
 
-}  // namespace kembed
+}  // namespace kembed::spectral

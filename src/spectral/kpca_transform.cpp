@@ -1,17 +1,18 @@
 #include "kembed/spectral/kpca_transform.hpp"
 
 #include "kembed/core/error.hpp"
+#include "kembed/distribute/read_distributed.hpp"
 #include "kembed/kernel/assemble.hpp"
 #include "kembed/linalg/scalapack.hpp"
 #include "kembed/spectral/centering.hpp"
 
-namespace kembed {
+namespace kembed::spectral {
 
 std::vector<double> kpca_transform(const KpcaProjection& model, io::MatrixFile* training,
                                    io::MatrixFile& coefficients, io::MatrixFile& points,
                                    const BlacsGrid& grid, int block_size) {
   const Comm& comm = grid.comm();
-  const bool precomputed = model.kernel.type == KernelType::precomputed;
+  const bool precomputed = model.kernel.type == kernel::KernelType::precomputed;
   const std::int64_t m = points.rows();
   const std::int64_t expected_cols = precomputed ? model.n : model.d;
   std::string error;
@@ -27,11 +28,11 @@ std::vector<double> kpca_transform(const KpcaProjection& model, io::MatrixFile* 
   const int nb = block_size;
   DistMatrix kstar(grid, m, model.n, nb, nb);
   if (precomputed) {
-    read_block_cyclic(points, kstar);
+    distribute::read_block_cyclic(points, kstar);
   } else {
-    const auto rows = read_panel(points, kstar.row_dist());
-    const auto cols = read_panel(*training, kstar.col_dist());
-    assemble_kernel(model.kernel, rows, cols, static_cast<int>(model.d), kstar);
+    const auto rows = distribute::read_panel(points, kstar.row_dist());
+    const auto cols = distribute::read_panel(*training, kstar.col_dist());
+    kernel::assemble_kernel(model.kernel, rows, cols, static_cast<int>(model.d), kstar);
   }
   // Center with the training column means and the test rows' own means.
   const CenteringStats test = kernel_means(kstar);
@@ -41,7 +42,7 @@ std::vector<double> kpca_transform(const KpcaProjection& model, io::MatrixFile* 
       kstar.local(li, lj) += shift - test.row_means[kstar.row_dist().to_global(li)];
   }
   DistMatrix a(grid, model.n, model.k, nb, nb);
-  read_block_cyclic(coefficients, a);
+  distribute::read_block_cyclic(coefficients, a);
   DistMatrix z(grid, m, model.k, nb, nb);
   scalapack::gemm('N', 'N', 1.0, kstar, a, 0.0, z);
   const auto full = z.gather_to_root();  // column-major m x k
@@ -55,4 +56,4 @@ std::vector<double> kpca_transform(const KpcaProjection& model, io::MatrixFile* 
   return embedding;
 }
 
-}  // namespace kembed
+}  // namespace kembed::spectral

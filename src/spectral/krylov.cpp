@@ -7,7 +7,7 @@
 #include "kembed/linalg/lapack.hpp"
 #include "kembed/linalg/scalapack.hpp"
 
-namespace kembed {
+namespace kembed::spectral {
 
 namespace {
 
@@ -230,4 +230,4 @@ KrylovResult krylov_top_eigenpairs(const DistMatrix& a, int k, const KrylovSetti
   return solver.run();
 }
 
-}  // namespace kembed
+}  // namespace kembed::spectral

@@ -8,7 +8,7 @@
 #include "kembed/core/error.hpp"
 #include "kembed/kernel/first_entry.hpp"
 
-namespace kembed {
+namespace kembed::spectral {
 
 double largest_pca_magnitude(std::int64_t n, std::int64_t d) {
   const double rows = static_cast<double>(std::max<std::int64_t>(n, 1));
@@ -19,7 +19,7 @@ double largest_pca_magnitude(std::int64_t n, std::int64_t d) {
 void check_pca_magnitude(const DistMatrix& x, const std::string& source) {
   const double limit = largest_pca_magnitude(x.rows(), x.cols());
   const auto e =
-      first_flagged_entry(x, [&](double v, int, int) { return std::abs(v) <= limit ? 0 : 1; });
+      kernel::first_flagged_entry(x, [&](double v, int, int) { return std::abs(v) <= limit ? 0 : 1; });
   if (!e) return;
   char value[32], bound[32];
   std::snprintf(value, sizeof value, "%.6g", e->value);
@@ -31,4 +31,4 @@ void check_pca_magnitude(const DistMatrix& x, const std::string& source) {
             " data overflow above |x| = " + bound + " (values too large; rescale the data)");
 }
 
-}  // namespace kembed
+}  // namespace kembed::spectral

@@ -2,38 +2,24 @@
 
 #include <algorithm>
 #include <cmath>
-#include <sstream>
 
 #include "kembed/core/error.hpp"
+#include "kembed/distribute/read_distributed.hpp"
+#include "kembed/io/format_double.hpp"
 #include "kembed/kernel/assemble.hpp"
+#include "kembed/kernel/distance_checks.hpp"
 #include "kembed/linalg/scalapack.hpp"
 #include "kembed/spectral/centering.hpp"
-#include "kembed/spectral/distance_checks.hpp"
+#include "kembed/spectral/input_shape.hpp"
 #include "kembed/spectral/spectral_step.hpp"
 
-namespace kembed {
+namespace kembed::spectral {
 
 namespace {
 
-std::string exact(double v) {
-  std::ostringstream s;
-  s.precision(17);
-  s << v;
-  return s.str();
-}
-
 void check_shape(const io::MatrixFile& file, const MdsSettings& s, const Comm& comm) {
-  std::string error;
-  const auto n = file.rows();
-  if (!s.metric && file.rows() != file.cols())
-    error = file.path() + ": not a distance matrix: it must be square, found " +
-            std::to_string(file.rows()) + " x " + std::to_string(file.cols());
-  else if (n < 2)
-    error = file.path() + ": MDS needs at least 2 points, found " + std::to_string(n);
-  else if (s.components > n)
-    error = "--components " + std::to_string(s.components) + " exceeds the number of points (" +
-            std::to_string(n) + ") in " + file.path();
-  agree(comm, error);
+  agree(comm, input_shape_error(file, !s.metric, "not a distance matrix: it must be square", "MDS",
+                                "points", s.components));
 }
 
 // Fills `dmat` with the distance matrix: read (and, when `result` is given,
@@ -42,23 +28,23 @@ void build_distances(io::MatrixFile& file, const MdsSettings& s, DistMatrix& dma
                      PhaseTimer* timer, MdsResult* result) {
   if (timer) timer->start("distribute");
   if (!s.metric) {
-    read_block_cyclic(file, dmat);
+    distribute::read_block_cyclic(file, dmat);
     if (timer) timer->start("validate");
     if (result) {
-      result->max_asymmetry = validate_distances(dmat, file.path(), s.symmetrize).max_asymmetry;
+      result->max_asymmetry = kernel::validate_distances(dmat, file.path(), s.symmetrize).max_asymmetry;
     } else if (s.symmetrize) {
-      symmetrize(dmat);
+      kernel::symmetrize(dmat);
     }
     return;
   }
   const int d = static_cast<int>(file.cols());
-  const auto row_panel = read_panel(file, dmat.row_dist());
-  const auto col_panel = read_panel(file, dmat.col_dist());
+  const auto row_panel = distribute::read_panel(file, dmat.row_dist());
+  const auto col_panel = distribute::read_panel(file, dmat.col_dist());
   if (result)
-    check_points_for_metric(*s.metric, row_panel, dmat.row_dist(), d, dmat.grid().comm(),
+    kernel::check_points_for_metric(*s.metric, row_panel, dmat.row_dist(), d, dmat.grid().comm(),
                             file.path());
   if (timer) timer->start("assemble");
-  assemble_distances(*s.metric, row_panel, col_panel, d, dmat);
+  kernel::assemble_distances(*s.metric, row_panel, col_panel, d, dmat);
 }
 
 // a <- scale * (a o a), elementwise.
@@ -109,7 +95,14 @@ MdsResult fit_mds(io::MatrixFile& file, const BlacsGrid& grid, const MdsSettings
 
   DistMatrix b(grid, n, n, nb, nb);
   build_distances(file, settings, b, &timer, &result);
+  embed_distances(b, {k, settings.solver, settings.krylov}, timer, result,
+                  [&](DistMatrix& a) { build_distances(file, settings, a, nullptr, nullptr); });
+  return result;
+}
 
+void embed_distances(DistMatrix& b, const SpectralRequest& asked, PhaseTimer& timer,
+                     MdsResult& result, const std::function<void(DistMatrix&)>& refill) {
+  const int k = asked.k;
   timer.start("center");
   {
     const CenteringStats stats = double_center(b);
@@ -119,7 +112,7 @@ MdsResult fit_mds(io::MatrixFile& file, const BlacsGrid& grid, const MdsSettings
     result.sq_grand_mean = -2 * stats.grand_mean;
   }
 
-  SpectralRequest request{k, settings.solver, settings.krylov};
+  SpectralRequest request{k, asked.solver, asked.krylov};
   // Y = V sqrt(Lambda) needs lambda > 0. When fewer than k of the top k are
   // positive, that count is also the number of positive eigenvalues of B.
   request.too_few_positive = [k](const PositiveShortfall& s) {
@@ -128,10 +121,10 @@ MdsResult fit_mds(io::MatrixFile& file, const BlacsGrid& grid, const MdsSettings
                        : "; no embedding exists (are all distances 0?)";
     return "--components " + std::to_string(k) + " asks for more components than the " +
            std::to_string(s.positive) + " positive eigenvalues of B = -1/2 J D^(2) J (eigenvalue " +
-           std::to_string(s.positive + 1) + " is " + exact(s.value) + ")" + advice;
+           std::to_string(s.positive + 1) + " is " + io::format_double(s.value) + ")" + advice;
   };
   request.rebuild = [&](DistMatrix& a) {
-    build_distances(file, settings, a, nullptr, nullptr);
+    refill(a);
     double_center(a);
   };
   SpectralStep step = spectral_step(b, request, timer);
@@ -154,7 +147,6 @@ MdsResult fit_mds(io::MatrixFile& file, const BlacsGrid& grid, const MdsSettings
   for (std::size_t t = 0; t < result.embedding.size(); ++t)
     result.embedding[t] *= std::sqrt(result.eigenvalues[t % k]);
   timer.stop();
-  return result;
 }
 
 std::vector<double> mds_transform(const MdsProjection& model, io::MatrixFile* training,
@@ -182,17 +174,26 @@ std::vector<double> mds_transform(const MdsProjection& model, io::MatrixFile* tr
   DistMatrix bstar(grid, m, n, nb, nb);
   if (model.metric) {
     const int d = static_cast<int>(model.d);
-    const auto rows = read_panel(points, bstar.row_dist());
-    const auto cols = read_panel(*training, bstar.col_dist());
-    check_points_for_metric(*model.metric, rows, bstar.row_dist(), d, comm, points.path());
-    assemble_distances(*model.metric, rows, cols, d, bstar);
+    const auto rows = distribute::read_panel(points, bstar.row_dist());
+    const auto cols = distribute::read_panel(*training, bstar.col_dist());
+    kernel::check_points_for_metric(*model.metric, rows, bstar.row_dist(), d, comm, points.path());
+    kernel::assemble_distances(*model.metric, rows, cols, d, bstar);
   } else {
-    read_block_cyclic(points, bstar);
-    if (auto e = find_negative(bstar))
+    distribute::read_block_cyclic(points, bstar);
+    if (auto e = kernel::find_negative(bstar))
       agree(comm, points.path() + ": entry (" + std::to_string(e->i + 1) + ", " +
-                      std::to_string(e->j + 1) + ") is " + exact(e->value) +
+                      std::to_string(e->j + 1) + ") is " + io::format_double(e->value) +
                       ", but distances must be non-negative (1-based)");
   }
+  return gower_project(model, bstar, vectors, block_size);
+}
+
+std::vector<double> gower_project(const MdsProjection& model, DistMatrix& bstar,
+                                  io::MatrixFile& vectors, int block_size) {
+  const BlacsGrid& grid = bstar.grid();
+  const Comm& comm = grid.comm();
+  const std::int64_t m = bstar.rows(), n = model.n;
+  const int k = model.k, nb = block_size;
   // Gower: b*_ij = -1/2 (q_ij - r_j - mean_j q_ij + g), q the squared distances.
   square_entries(bstar, 1.0);
   const CenteringStats q = kernel_means(bstar);
@@ -204,7 +205,7 @@ std::vector<double> mds_transform(const MdsProjection& model, io::MatrixFile* tr
     }
   }
   DistMatrix v(grid, n, k, nb, nb);
-  read_block_cyclic(vectors, v);
+  distribute::read_block_cyclic(vectors, v);
   DistMatrix y(grid, m, k, nb, nb);
   scalapack::gemm('N', 'N', 1.0, bstar, v, 0.0, y);
   const auto full = y.gather_to_root();  // column-major m x k
@@ -220,4 +221,4 @@ std::vector<double> mds_transform(const MdsProjection& model, io::MatrixFile* tr
   return embedding;
 }
 
-}  // namespace kembed
+}  // namespace kembed::spectral

@@ -12,7 +12,7 @@
 #include "kembed/linalg/block_cyclic.hpp"
 #include "kembed/mpi/comm.hpp"
 
-namespace kembed {
+namespace kembed::spectral {
 
 namespace {
 constexpr double kDouble = 8;
@@ -279,4 +279,4 @@ MemoryCheck check_memory(const ProblemShape& shape, double limit, const Comm& co
   return {plan_memory(shape).total(), limit};
 }
 
-}  // namespace kembed
+}  // namespace kembed::spectral

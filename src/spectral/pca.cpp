@@ -3,9 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <sstream>
 
 #include "kembed/core/error.hpp"
+#include "kembed/distribute/read_distributed.hpp"
+#include "kembed/io/format_double.hpp"
 #include "kembed/kernel/assemble.hpp"
 #include "kembed/linalg/reductions.hpp"
 #include "kembed/linalg/scalapack.hpp"
@@ -13,7 +14,7 @@
 #include "kembed/spectral/sign_convention.hpp"
 #include "kembed/spectral/spectral_step.hpp"
 
-namespace kembed {
+namespace kembed::spectral {
 
 PcaRoute parse_pca_route(const std::string& name) {
   if (name == "auto") return PcaRoute::automatic;
@@ -36,20 +37,13 @@ std::string pca_route_name(PcaRoute route) {
 
 namespace {
 
-std::string number(double v) {
-  std::ostringstream s;
-  s.precision(17);
-  s << v;
-  return s.str();
-}
-
 void check_settings(const io::MatrixFile& file, const PcaSettings& s, const Comm& comm) {
   const std::int64_t n = file.rows(), d = file.cols(), most = std::min(n, d);
   std::string error;
   if (n < 2)
     error = file.path() + ": PCA needs at least 2 samples, found " + std::to_string(n);
   else if (s.variance != 0 && !(s.variance > 0 && s.variance < 1))
-    error = "--variance must be strictly between 0 and 1, got " + number(s.variance);
+    error = "--variance must be strictly between 0 and 1, got " + io::format_double(s.variance);
   else if (s.variance > 0 && s.solver != Solver::evd && s.solver != Solver::automatic)
     error = "--variance chooses k from the full spectrum, which --solver " + solver_name(s.solver) +
             " does not compute; use --solver evd (the default) or give "
@@ -127,7 +121,7 @@ ColumnStats column_stats(const DistMatrix& x, bool standardize, const std::strin
     stats.scale[j] = std::sqrt(squares[j] / static_cast<double>(n - 1));
     if (error.empty() && (low[j] == high[j] || !(stats.scale[j] > 0)))
       error = source + ": column " + std::to_string(j + 1) +
-              " (1-based, not counting a header) is constant (every value is " + number(low[j]) +
+              " (1-based, not counting a header) is constant (every value is " + io::format_double(low[j]) +
               "); --standardize cannot divide it by its zero standard deviation. Drop the "
               "column or run without --standardize";
   }
@@ -183,7 +177,7 @@ PcaResult fit_pca(io::MatrixFile& file, const BlacsGrid& grid, const PcaSettings
 
   timer.start("distribute");
   DistMatrix xc(grid, n, d, nb, nb);
-  read_block_cyclic(file, xc);
+  distribute::read_block_cyclic(file, xc);
   check_pca_magnitude(xc, file.path());
 
   timer.start("center");
@@ -215,7 +209,7 @@ PcaResult fit_pca(io::MatrixFile& file, const BlacsGrid& grid, const PcaSettings
     request.too_few_positive = [&](const PositiveShortfall& f) {
       const int available = f.total.value_or(f.positive);
       return "component " + std::to_string(f.positive + 1) + " has explained variance " +
-             number(f.value) + ", numerically zero; " + (gram ? "the Gram route" : "--whiten") +
+             io::format_double(f.value) + ", numerically zero; " + (gram ? "the Gram route" : "--whiten") +
              " needs positive variances and the data have " + (f.total ? "" : "at most ") +
              std::to_string(available) + " such directions; use --components " +
              std::to_string(std::max(available, 1)) + " or fewer";
@@ -276,6 +270,18 @@ PcaResult fit_pca(io::MatrixFile& file, const BlacsGrid& grid, const PcaSettings
   return result;
 }
 
+std::string model_shape_error(const PcaProjection& model, const io::MatrixFile& components) {
+  if (components.rows() != model.d || components.cols() != model.k)
+    return components.path() + ": expected the " + std::to_string(model.d) + " x " +
+           std::to_string(model.k) + " principal axes, found " +
+           std::to_string(components.rows()) + " x " + std::to_string(components.cols());
+  if (model.mean.size() != std::size_t(model.d) || model.scale.size() != std::size_t(model.d) ||
+      model.explained_variance.size() != std::size_t(model.k))
+    return "model arrays do not match its shape (d = " + std::to_string(model.d) +
+           ", k = " + std::to_string(model.k) + ")";
+  return {};
+}
+
 std::vector<double> pca_transform(const PcaProjection& model, io::MatrixFile& components,
                                   io::MatrixFile& points, const BlacsGrid& grid, int block_size) {
   const Comm& comm = grid.comm();
@@ -283,24 +289,17 @@ std::vector<double> pca_transform(const PcaProjection& model, io::MatrixFile& co
   if (points.cols() != model.d)
     error = points.path() + ": has " + std::to_string(points.cols()) +
             " columns, but the model was fitted on " + std::to_string(model.d) + " features";
-  else if (components.rows() != model.d || components.cols() != model.k)
-    error = components.path() + ": expected the " + std::to_string(model.d) + " x " +
-            std::to_string(model.k) + " principal axes, found " +
-            std::to_string(components.rows()) + " x " + std::to_string(components.cols());
-  else if (model.mean.size() != std::size_t(model.d) ||
-           model.scale.size() != std::size_t(model.d) ||
-           model.explained_variance.size() != std::size_t(model.k))
-    error = "model arrays do not match its shape (d = " + std::to_string(model.d) +
-            ", k = " + std::to_string(model.k) + ")";
+  else
+    error = model_shape_error(model, components);
   agree(comm, error);
 
   const int nb = block_size;
   const std::int64_t m = points.rows();
   DistMatrix y(grid, m, model.d, nb, nb);
-  read_block_cyclic(points, y);
+  distribute::read_block_cyclic(points, y);
   standardize_columns(y, model.mean, model.scale);
   DistMatrix u(grid, model.d, model.k, nb, nb);
-  read_block_cyclic(components, u);
+  distribute::read_block_cyclic(components, u);
   DistMatrix z(grid, m, model.k, nb, nb);
   scalapack::gemm('N', 'N', 1.0, y, u, 0.0, z);
   if (model.whiten) {
@@ -311,4 +310,4 @@ std::vector<double> pca_transform(const PcaProjection& model, io::MatrixFile& co
   return row_major_on_root(z);
 }
 
-}  // namespace kembed
+}  // namespace kembed::spectral

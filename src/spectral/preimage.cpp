@@ -5,7 +5,7 @@
 
 #include "kembed/core/error.hpp"
 
-namespace kembed {
+namespace kembed::spectral {
 
 namespace {
 
@@ -64,8 +64,8 @@ Preimages given_preimages(FeatureReconstruction& r, std::vector<double> points) 
 }
 
 Preimages fixed_point_preimages(FeatureReconstruction& r, const FixedPointSettings& s) {
-  const KernelType type = r.model().kernel.type;
-  if (type == KernelType::linear) {
+  const kernel::KernelType type = r.model().kernel.type;
+  if (type == kernel::KernelType::linear) {
     // phi is the identity: sum_i gamma_i x_i is phi_hat itself.
     Preimages p = start(r);
     p.points = r.weighted_sums({}, false).numerator;
@@ -73,9 +73,9 @@ Preimages fixed_point_preimages(FeatureReconstruction& r, const FixedPointSettin
     p.start_distance = p.distance;
     return p;
   }
-  if (type != KernelType::rbf)
+  if (type != kernel::KernelType::rbf)
     throw Error("--method fixed-point needs the rbf (Gaussian) kernel or the linear one; the "
-                "model's kernel is " + Kernel::name(type) + ": use --method nearest or ridge");
+                "model's kernel is " + kernel::Kernel::name(type) + ": use --method nearest or ridge");
 
   const std::int64_t m = r.points();
   const int d = static_cast<int>(r.model().d);
@@ -143,4 +143,4 @@ Preimages fixed_point_preimages(FeatureReconstruction& r, const FixedPointSettin
   return p;
 }
 
-}  // namespace kembed
+}  // namespace kembed::spectral

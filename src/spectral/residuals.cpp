@@ -7,7 +7,7 @@
 #include "kembed/spectral/eigensolver.hpp"
 #include "kembed/linalg/scalapack.hpp"
 
-namespace kembed {
+namespace kembed::spectral {
 
 std::vector<double> residual_norms(const DistMatrix& a, const DistMatrix& v,
                                    const std::vector<double>& values) {
@@ -36,4 +36,4 @@ void reject_inaccurate_pairs(const Comm& comm, const std::vector<double>& relati
   agree(comm, error);
 }
 
-}  // namespace kembed
+}  // namespace kembed::spectral

@@ -4,7 +4,7 @@
 #include <limits>
 #include <vector>
 
-namespace kembed {
+namespace kembed::spectral {
 
 std::vector<double> fix_signs(DistMatrix& v) {
   const Comm& comm = v.grid().comm();
@@ -41,4 +41,4 @@ std::vector<double> fix_signs(DistMatrix& v) {
   return sign;
 }
 
-}  // namespace kembed
+}  // namespace kembed::spectral

@@ -9,7 +9,7 @@
 #include "kembed/spectral/residuals.hpp"
 #include "kembed/spectral/sign_convention.hpp"
 
-namespace kembed {
+namespace kembed::spectral {
 
 namespace {
 
@@ -90,4 +90,4 @@ std::vector<double> row_major_on_root(const DistMatrix& a) {
   return out;
 }
 
-}  // namespace kembed
+}  // namespace kembed::spectral

@@ -17,6 +17,8 @@
 using kembed::test::grid_shapes;
 
 using namespace kembed;
+using namespace kembed::spectral;
+using namespace kembed::kernel;
 
 namespace {
 

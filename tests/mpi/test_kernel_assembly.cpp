@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "kembed/distribute/read_distributed.hpp"
 #include "kembed/io/matrix_file.hpp"
 #include "kembed/kernel/assemble.hpp"
 #include "kembed/spectral/centering.hpp"
@@ -13,6 +14,9 @@
 using kembed::test::grid_shapes;
 
 using namespace kembed;
+using namespace kembed::spectral;
+using namespace kembed::kernel;
+using namespace kembed::distribute;
 using kembed::test::all_ranks;
 
 namespace {

@@ -10,7 +10,7 @@
 #include <limits>
 
 #include "kembed/core/error.hpp"
-#include "kembed/spectral/distance_checks.hpp"
+#include "kembed/kernel/distance_checks.hpp"
 #include "kembed/spectral/mds.hpp"
 #include "serial_reference.hpp"
 #include "test_support.hpp"
@@ -18,6 +18,8 @@
 using kembed::test::grid_shapes;
 
 using namespace kembed;
+using namespace kembed::spectral;
+using namespace kembed::kernel;
 
 namespace {
 

@@ -10,12 +10,13 @@
 #include "kembed/core/error.hpp"
 #include "kembed/kernel/assemble.hpp"
 #include "kembed/linalg/blacs_grid.hpp"
-#include "kembed/spectral/distance_checks.hpp"
-#include "kembed/spectral/distances.hpp"
+#include "kembed/kernel/distance_checks.hpp"
+#include "kembed/kernel/distances.hpp"
 #include "serial_reference.hpp"
 #include "test_support.hpp"
 
 using namespace kembed;
+using namespace kembed::kernel;
 using kembed::test::all_ranks;
 using kembed::test::grid_shapes;
 

@@ -19,6 +19,8 @@
 #include "test_support.hpp"
 
 using namespace kembed;
+using namespace kembed::spectral;
+using namespace kembed::kernel;
 using kembed::test::grid_shapes;
 
 namespace {

@@ -14,6 +14,8 @@
 using kembed::test::grid_shapes;
 
 using namespace kembed;
+using namespace kembed::spectral;
+using namespace kembed::kernel;
 
 namespace {
 

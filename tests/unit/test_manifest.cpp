@@ -7,7 +7,7 @@
 #include "kembed/core/error.hpp"
 #include "kembed/io/manifest.hpp"
 #include "kembed/kernel/kernel.hpp"
-#include "kembed/spectral/distances.hpp"
+#include "kembed/kernel/distances.hpp"
 
 using kembed::io::Json;
 using kembed::io::ManifestFields;
@@ -408,21 +408,21 @@ TEST(Manifest, TypedAccessors) {
 // spectral): both sides must agree.
 TEST(Manifest, NameTablesMatchKernelAndMetric) {
   const auto& kernels = kembed::io::manifest_kernel_names();
-  for (const std::string& name : kernels) EXPECT_EQ(kembed::Kernel::name(kembed::Kernel::parse(name)), name);
-  for (auto type : {kembed::KernelType::linear, kembed::KernelType::poly, kembed::KernelType::rbf,
-                    kembed::KernelType::laplacian, kembed::KernelType::sigmoid,
-                    kembed::KernelType::cosine, kembed::KernelType::precomputed})
-    EXPECT_NE(std::find(kernels.begin(), kernels.end(), kembed::Kernel::name(type)), kernels.end());
+  for (const std::string& name : kernels) EXPECT_EQ(kembed::kernel::Kernel::name(kembed::kernel::Kernel::parse(name)), name);
+  for (auto type : {kembed::kernel::KernelType::linear, kembed::kernel::KernelType::poly, kembed::kernel::KernelType::rbf,
+                    kembed::kernel::KernelType::laplacian, kembed::kernel::KernelType::sigmoid,
+                    kembed::kernel::KernelType::cosine, kembed::kernel::KernelType::precomputed})
+    EXPECT_NE(std::find(kernels.begin(), kernels.end(), kembed::kernel::Kernel::name(type)), kernels.end());
   // uses_gamma() is what the manifest check requires gamma for.
   for (const std::string& name : kernels) {
-    kembed::Kernel k;
-    k.type = kembed::Kernel::parse(name);
+    kembed::kernel::Kernel k;
+    k.type = kembed::kernel::Kernel::parse(name);
     const bool required = name == "poly" || name == "rbf" || name == "laplacian" || name == "sigmoid";
     EXPECT_EQ(k.uses_gamma(), required) << name;
   }
   const auto& metrics = kembed::io::manifest_metric_names();
-  for (const std::string& name : metrics) EXPECT_EQ(kembed::metric_name(kembed::parse_metric(name)), name);
-  for (auto metric : {kembed::Metric::euclidean, kembed::Metric::sqeuclidean,
-                      kembed::Metric::manhattan, kembed::Metric::cosine})
-    EXPECT_NE(std::find(metrics.begin(), metrics.end(), kembed::metric_name(metric)), metrics.end());
+  for (const std::string& name : metrics) EXPECT_EQ(kembed::kernel::metric_name(kembed::kernel::parse_metric(name)), name);
+  for (auto metric : {kembed::kernel::Metric::euclidean, kembed::kernel::Metric::sqeuclidean,
+                      kembed::kernel::Metric::manhattan, kembed::kernel::Metric::cosine})
+    EXPECT_NE(std::find(metrics.begin(), metrics.end(), kembed::kernel::metric_name(metric)), metrics.end());
 }

@@ -19,6 +19,7 @@
 #include "kembed/kernel/vector_exp.hpp"
 
 using namespace kembed;
+using namespace kembed::kernel;
 
 namespace {
 

@@ -52,8 +52,11 @@ class Run {
   /// Collective: writes a file into the staging directory (created on first
   /// use); `contents` runs on rank 0 only.
   void write(const std::string& name, const std::function<std::string()>& contents);
-  /// Collective: a CSV table of one row per input row (row-major `values`
-  /// on rank 0), led by the input's row ids when it has them (--id-column).
+  /// Collective: a table of one row per input row (row-major `values` on
+  /// rank 0) in --output-format: `name` as CSV led by the input's row ids
+  /// when it has them (--id-column); or its stem + ".npy" (n x k float64) or
+  /// + ".h5" (dataset "/stem"), written through MPI-IO, with the ids, if any,
+  /// in stem + "_ids.csv".
   void write_rows(const std::string& name, const std::vector<std::string>& headers,
                   const std::vector<double>& values);
   /// Collective: the path of `name` inside the staging directory, on every rank.
@@ -67,7 +70,7 @@ class Run {
   }
 
   /// The krylov settings of `asked`, reporting each restart cycle as progress.
-  KrylovSettings krylov(const SolveOptions& asked);
+  spectral::KrylovSettings krylov(const SolveOptions& asked);
   /// The fields every model manifest starts with (method, kembed version).
   Json manifest_header() const;
   /// Records the solver fields of run.json and prints a fallback note.
@@ -100,7 +103,7 @@ class Run {
 /// What the driver needs from a command before its work begins.
 struct Job {
   using Opener = std::function<std::unique_ptr<io::MatrixFile>(const Comm&)>;
-  using Shape = std::function<ProblemShape(const io::MatrixFile&, const BlacsGrid&)>;
+  using Shape = std::function<spectral::ProblemShape(const io::MatrixFile&, const BlacsGrid&)>;
 
   /// `reads`: files and directories the run reads besides --config (never
   /// replaced); `open` (collective) opens the input (--input, --generate, ...).

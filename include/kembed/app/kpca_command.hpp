@@ -20,5 +20,5 @@ Projection project_kpca(const io::Model& model, io::MatrixFile& points, const Bl
 
 /// Collective: the statistics of a kernel PCA model that feature-space
 /// reconstructions need (kernel, shape, eigenvalues, kernel means).
-KpcaModelStats kpca_model_stats(const io::Model& model, const Comm& comm);
+spectral::KpcaModelStats kpca_model_stats(const io::Model& model, const Comm& comm);
 }  // namespace kembed::app

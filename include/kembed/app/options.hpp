@@ -36,9 +36,17 @@ struct InputOptions {
   std::unique_ptr<io::MatrixFile> open(const Comm& comm) const;
 };
 
-/// --output-dir, --quiet, --verbose.
+/// How per-sample tables (embedding, pre-images) are written.
+enum class TableFormat { csv, npy, h5 };
+/// Parses --output-format; h5 is refused when built without HDF5.
+TableFormat parse_table_format(const std::string& name);
+/// The file extension of `format`, with its dot (".csv", ".npy", ".h5").
+std::string extension(TableFormat format);
+
+/// --output-dir, --output-format, --quiet, --verbose.
 struct OutputOptions {
   std::string output_dir;
+  TableFormat table_format = TableFormat::csv;
   bool quiet = false;
   bool verbose = false;
   static po::options_description description();
@@ -62,8 +70,8 @@ struct LayoutOptions {
 /// --components, --solver (and the layout): how to decompose.
 struct SolveOptions {
   int components = 2;
-  Solver solver = Solver::automatic;
-  KrylovSettings krylov;  ///< --tol, --seed
+  spectral::Solver solver = spectral::Solver::automatic;
+  spectral::KrylovSettings krylov;  ///< --tol, --seed
   double max_memory_per_rank = 0;  ///< --max-memory-per-rank (0: node's available / its ranks)
   bool dry_run = false;            ///< --dry-run: print the memory plan and grid, compute nothing
   LayoutOptions layout;
@@ -74,7 +82,7 @@ struct SolveOptions {
 
 /// --kernel, --gamma, --degree, --coef0.
 struct KernelOptions {
-  Kernel kernel;
+  kernel::Kernel kernel;
   static po::options_description description();
   explicit KernelOptions(const po::variables_map& vm);
 };

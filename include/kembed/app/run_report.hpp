@@ -21,11 +21,11 @@ Json common_report(const std::string& method, int block_size, const io::MatrixFi
 /// The memory plan of `shape` with `ranks` ranks in human units, the grid,
 /// the solver (auto resolved) and whether it fits in `available` bytes per
 /// rank (if not: how many ranks or which solver would).
-std::string describe_plan(const std::string& title, const ProblemShape& shape, int ranks,
+std::string describe_plan(const std::string& title, const spectral::ProblemShape& shape, int ranks,
                           double available);
 /// Collective: prints the memory plan of an n x n decomposition and the grid
 /// (what --dry-run shows) on rank 0.
-void print_dry_run(const Comm& world, const std::string& method, const ProblemShape& shape,
+void print_dry_run(const Comm& world, const std::string& method, const spectral::ProblemShape& shape,
                    double max_memory_per_rank);
 
 /// Collective: prints `message` on rank 0 of `comm` (unless quiet).

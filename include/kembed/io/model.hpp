@@ -46,6 +46,10 @@ class ModelWriter {
 /// fingerprint of the values, as 16 hex digits.
 std::string copy_to_npy(const Comm& comm, MatrixFile& source, const std::string& path);
 
+/// Collective: the same fingerprint without a copy when `path` is empty
+/// (copy_to_npy is this function with a path).
+std::string fingerprint_rows(const Comm& comm, MatrixFile& source, const std::string& path = "");
+
 /// A model directory opened for reading (read-only; nothing is ever written).
 class Model {
  public:

@@ -6,7 +6,7 @@
 
 #include "kembed/linalg/dist_matrix.hpp"
 
-namespace kembed {
+namespace kembed::kernel {
 
 /// Relative tolerance (of max |d_ij|) within which a distance matrix counts
 /// as symmetric and its diagonal as zero.
@@ -53,4 +53,4 @@ struct DistanceCheck {
 /// entries too large to square and sum are an error (check_squares).
 DistanceCheck validate_distances(DistMatrix& d, const std::string& source, bool symmetrize_input);
 
-}  // namespace kembed
+}  // namespace kembed::kernel

@@ -6,7 +6,7 @@
 
 #include "kembed/linalg/dist_matrix.hpp"
 
-namespace kembed {
+namespace kembed::kernel {
 
 /// The dissimilarity d(x, y) between two points:
 ///   euclidean    ||x - y||_2
@@ -39,4 +39,4 @@ void check_points_for_metric(Metric metric, const std::vector<double>& panel,
 void assemble_distances(Metric metric, const std::vector<double>& row_panel,
                         const std::vector<double>& col_panel, int d, DistMatrix& out);
 
-}  // namespace kembed
+}  // namespace kembed::kernel

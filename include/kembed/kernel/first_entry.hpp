@@ -8,7 +8,7 @@
 #include "kembed/linalg/dist_matrix.hpp"
 #include "kembed/mpi/comm.hpp"
 
-namespace kembed {
+namespace kembed::kernel {
 
 /// An entry of a distributed matrix and what was wrong with it.
 struct FlaggedEntry {
@@ -52,4 +52,4 @@ std::optional<FlaggedEntry> first_flagged_entry(const DistMatrix& a, Classify&& 
   return found;
 }
 
-}  // namespace kembed
+}  // namespace kembed::kernel

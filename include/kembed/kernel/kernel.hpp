@@ -2,7 +2,7 @@
 /// @file Kernel functions k(x, y) and their parameters.
 #include <string>
 
-namespace kembed {
+namespace kembed::kernel {
 
 enum class KernelType { linear, poly, rbf, laplacian, sigmoid, cosine, precomputed };
 
@@ -36,4 +36,4 @@ struct Kernel {
   Kernel with_default_gamma(long long d) const;
 };
 
-}  // namespace kembed
+}  // namespace kembed::kernel

@@ -6,7 +6,7 @@
 #include "kembed/kernel/vector_exp.hpp"
 #include "kembed/linalg/dist_matrix.hpp"
 
-namespace kembed {
+namespace kembed::kernel {
 
 /// Squared Euclidean norm of each of the `rows` rows of a row-major panel.
 std::vector<double> row_norms_squared(const std::vector<double>& panel, int rows, int d);
@@ -65,4 +65,4 @@ void map_local_exp(DistMatrix& out, F&& f) {
   }
 }
 
-}  // namespace kembed
+}  // namespace kembed::kernel

@@ -7,7 +7,7 @@
 #include <cfloat>
 #include <vector>
 
-namespace kembed {
+namespace kembed::kernel {
 
 /// A non-negative number held as mantissa * 2^exponent, so that values far
 /// beyond DBL_MAX (the squared distance of points near 1e200) stay exact
@@ -50,4 +50,16 @@ std::vector<int> rows_where(const std::vector<double>& norms, Predicate&& needs)
   return found;
 }
 
-}  // namespace kembed
+/// Rows whose squared norm overflows, or underflows although the row is not
+/// zero (`largest` holds each row's largest magnitude): the rows whose cosine
+/// must be computed on scaled copies.
+inline std::vector<int> badly_scaled_rows(const std::vector<double>& norms,
+                                          const std::vector<double>& largest) {
+  std::vector<int> found;
+  for (int l = 0; l < static_cast<int>(norms.size()); ++l)
+    if (!(norms[l] <= kSafeSquaredNorm) || (norms[l] < DBL_MIN && largest[l] > 0))
+      found.push_back(l);
+  return found;
+}
+
+}  // namespace kembed::kernel

@@ -27,7 +27,7 @@
 #include <cstddef>
 #include <string>
 
-namespace kembed {
+namespace kembed::kernel {
 
 /// The instruction sets exp_in_place is compiled for, in increasing order.
 enum class SimdLevel {
@@ -61,4 +61,4 @@ void exp_neg_squared_distances(double* gram, const double* row_norms, double col
 void exp_neg_squared_distances(double* gram, const double* row_norms, double col_norm, double gamma,
                                std::size_t count, SimdLevel level);
 
-}  // namespace kembed
+}  // namespace kembed::kernel

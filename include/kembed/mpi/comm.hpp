@@ -3,6 +3,7 @@
 #include <mpi.h>
 
 #include <cstddef>
+#include <cstring>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -81,7 +82,20 @@ class Comm {
     broadcast(v.data(), v.size(), root);
   }
 
+  /// Collective: every rank's `local` values concatenated in rank order, on
+  /// every rank (MPI_Allgatherv; sizes of any length, sent in chunks that fit
+  /// MPI's int counts).
+  template <class T>
+  std::vector<T> allgatherv(const std::vector<T>& local) const {
+    static_assert(std::is_trivially_copyable_v<T>, "allgatherv of plain values only");
+    const auto bytes = allgatherv_bytes(local.data(), local.size() * sizeof(T));
+    std::vector<T> all(bytes.size() / sizeof(T));
+    if (!all.empty()) std::memcpy(all.data(), bytes.data(), bytes.size());
+    return all;
+  }
+
  private:
+  std::vector<char> allgatherv_bytes(const void* data, std::size_t bytes) const;
   /// Broadcast of raw bytes in chunks that fit MPI's int counts.
   void broadcast_bytes(void* data, std::size_t bytes, int root) const;
   Comm(MPI_Comm comm, bool owned) : comm_(comm), owned_(owned) {}

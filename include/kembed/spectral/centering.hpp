@@ -4,7 +4,7 @@
 
 #include "kembed/linalg/dist_matrix.hpp"
 
-namespace kembed {
+namespace kembed::spectral {
 
 /// What centering removed: needed again to center test kernels.
 struct CenteringStats {
@@ -20,4 +20,4 @@ CenteringStats kernel_means(const DistMatrix& k);
 /// the Gram matrix of the features centered at their mean. Returns the means.
 CenteringStats center_kernel(DistMatrix& k);
 
-}  // namespace kembed
+}  // namespace kembed::spectral

@@ -7,7 +7,7 @@
 #include "kembed/linalg/dist_matrix.hpp"
 #include "kembed/spectral/krylov.hpp"
 
-namespace kembed {
+namespace kembed::spectral {
 
 enum class Solver {
   evd,     ///< ScaLAPACK pdsyevd: all eigenpairs (the reference path)
@@ -57,4 +57,4 @@ using SpectrumRule = std::function<int(const std::vector<double>& descending)>;
 /// top `choose_k(spectrum)` eigenpairs, as top_eigenpairs with evd returns them.
 Eigenpairs top_eigenpairs(DistMatrix& a, const SpectrumRule& choose_k);
 
-}  // namespace kembed
+}  // namespace kembed::spectral

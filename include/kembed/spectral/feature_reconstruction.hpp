@@ -16,12 +16,12 @@
 #include "kembed/kernel/kernel.hpp"
 #include "kembed/linalg/dist_matrix.hpp"
 
-namespace kembed {
+namespace kembed::spectral {
 
 /// What reconstruction needs from a kernel PCA model besides the training
 /// samples X (n x d) and the coefficients A (n x k), which stay in files.
 struct KpcaModelStats {
-  Kernel kernel;                    ///< gamma resolved; not precomputed
+  kernel::Kernel kernel;                    ///< gamma resolved; not precomputed
   std::int64_t n = 0, d = 0;
   int k = 0;
   std::vector<double> eigenvalues;  ///< k, descending
@@ -81,4 +81,4 @@ class FeatureReconstruction {
   std::vector<double> norm2_;
 };
 
-}  // namespace kembed
+}  // namespace kembed::spectral

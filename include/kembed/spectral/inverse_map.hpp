@@ -17,7 +17,7 @@
 #include "kembed/kernel/kernel.hpp"
 #include "kembed/linalg/dist_matrix.hpp"
 
-namespace kembed {
+namespace kembed::spectral {
 
 struct InverseMap {
   std::vector<double> mean;  ///< mu, length d
@@ -27,17 +27,17 @@ struct InverseMap {
 /// Collective: fits the map. `embedding` is the n x k training embedding,
 /// row-major and identical on every rank; `x` the n x d training samples.
 /// Throws (agreed) when alpha <= 0 or K_Z + alpha I is not positive definite.
-InverseMap fit_inverse_map(const Kernel& kernel, const std::vector<double>& embedding, int k,
+InverseMap fit_inverse_map(const kernel::Kernel& kernel, const std::vector<double>& embedding, int k,
                            io::MatrixFile& x, double alpha, const BlacsGrid& grid, int block_size);
 
 /// Collective: the m x d pre-images (row-major, every rank) of the m x k
 /// embeddings `z` (row-major, every rank). The training embedding is
 /// rebuilt as A diag(lambda) from the n x k coefficients A (the fit used
 /// the same product), W is read from `weights`.
-std::vector<double> apply_inverse_map(const Kernel& kernel, const std::vector<double>& z, int k,
+std::vector<double> apply_inverse_map(const kernel::Kernel& kernel, const std::vector<double>& z, int k,
                                       io::MatrixFile& coefficients,
                                       const std::vector<double>& eigenvalues,
                                       io::MatrixFile& weights, const std::vector<double>& mean,
                                       const BlacsGrid& grid, int block_size);
 
-}  // namespace kembed
+}  // namespace kembed::spectral

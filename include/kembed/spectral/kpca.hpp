@@ -10,10 +10,10 @@
 #include "kembed/spectral/eigensolver.hpp"
 #include "kembed/spectral/memory_plan.hpp"
 
-namespace kembed {
+namespace kembed::spectral {
 
 struct KpcaSettings {
-  Kernel kernel;  ///< gamma 0 = 1/d
+  kernel::Kernel kernel;  ///< gamma 0 = 1/d
   int components = 2;
   Solver solver = Solver::evd;
   int block_size = 64;
@@ -24,7 +24,7 @@ struct KpcaSettings {
 /// What a kernel PCA fit produced; the same on every rank except `embedding`.
 struct KpcaResult {
   std::int64_t n = 0, d = 0;
-  Kernel kernel;                          ///< with gamma resolved
+  kernel::Kernel kernel;                          ///< with gamma resolved
   std::vector<double> eigenvalues;        ///< top k of the centered kernel, descending
   std::vector<double> explained_ratio;    ///< eigenvalue / trace(centered K)
   std::vector<double> residuals;          ///< ||K~v - lambda v|| / ||K~||_F per pair
@@ -49,4 +49,4 @@ struct KpcaResult {
 KpcaResult fit_kpca(io::MatrixFile& file, const BlacsGrid& grid, const KpcaSettings& settings,
                     PhaseTimer& timer);
 
-}  // namespace kembed
+}  // namespace kembed::spectral

@@ -7,12 +7,12 @@
 #include "kembed/kernel/kernel.hpp"
 #include "kembed/linalg/blacs_grid.hpp"
 
-namespace kembed {
+namespace kembed::spectral {
 
 /// What projection needs from a kernel PCA fit besides the training samples
 /// and the coefficient vectors (which are read in parallel from files).
 struct KpcaProjection {
-  Kernel kernel;                   ///< gamma resolved
+  kernel::Kernel kernel;                   ///< gamma resolved
   std::int64_t n = 0, d = 0;       ///< training shape (d = 0 for precomputed)
   int k = 0;
   std::vector<double> col_means;   ///< (1/n) 1^T K of the training kernel
@@ -29,4 +29,4 @@ std::vector<double> kpca_transform(const KpcaProjection& model, io::MatrixFile* 
                                    io::MatrixFile& coefficients, io::MatrixFile& points,
                                    const BlacsGrid& grid, int block_size);
 
-}  // namespace kembed
+}  // namespace kembed::spectral

@@ -6,7 +6,7 @@
 
 #include "kembed/linalg/dist_matrix.hpp"
 
-namespace kembed {
+namespace kembed::spectral {
 
 struct KrylovSettings {
   /// On ||A v - theta v|| / ||A||_2-estimate of every returned pair. 1e-12 keeps
@@ -51,4 +51,4 @@ int krylov_depth(int b, const KrylovSettings& settings);
 /// @pre 1 <= k, a square with square blocks
 KrylovResult krylov_top_eigenpairs(const DistMatrix& a, int k, const KrylovSettings& settings);
 
-}  // namespace kembed
+}  // namespace kembed::spectral

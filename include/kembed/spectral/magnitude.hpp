@@ -5,7 +5,7 @@
 
 #include "kembed/linalg/dist_matrix.hpp"
 
-namespace kembed {
+namespace kembed::spectral {
 
 /// Largest |x_ij| of n x d data for which PCA's column means, centered
 /// cross products (covariance d x d or Gram n x n, each entry a sum of n or d
@@ -18,4 +18,4 @@ double largest_pca_magnitude(std::int64_t n, std::int64_t d);
 /// largest_pca_magnitude(rows, cols), with its value: "values too large".
 void check_pca_magnitude(const DistMatrix& x, const std::string& source);
 
-}  // namespace kembed
+}  // namespace kembed::spectral

@@ -3,21 +3,23 @@
 /// read -> distribute (or assemble distances) -> validate -> double center
 /// -> solve -> project, and Gower's add-a-point formula for new points.
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <vector>
 
 #include "kembed/core/phase_timer.hpp"
 #include "kembed/io/matrix_file.hpp"
 #include "kembed/linalg/blacs_grid.hpp"
-#include "kembed/spectral/distances.hpp"
+#include "kembed/kernel/distances.hpp"
 #include "kembed/spectral/eigensolver.hpp"
 #include "kembed/spectral/memory_plan.hpp"
+#include "kembed/spectral/spectral_step.hpp"
 
-namespace kembed {
+namespace kembed::spectral {
 
 struct MdsSettings {
   /// Points compared with this metric; nothing: the file holds the n x n distances.
-  std::optional<Metric> metric;
+  std::optional<kernel::Metric> metric;
   int components = 2;
   Solver solver = Solver::evd;
   int block_size = 64;
@@ -67,10 +69,18 @@ struct MdsResult {
 MdsResult fit_mds(io::MatrixFile& file, const BlacsGrid& grid, const MdsSettings& settings,
                   PhaseTimer& timer);
 
+/// Collective: the MDS part of fit_mds on a distance matrix already
+/// assembled in `b` (n x n, square blocks; overwritten by B): double center,
+/// spectral step (asked.k, solver, krylov), figures and embedding into
+/// `result` (its n, d and memory are the caller's). `refill` puts the
+/// distances back into a matrix after a solver that destroyed it.
+void embed_distances(DistMatrix& b, const SpectralRequest& asked, PhaseTimer& timer,
+                     MdsResult& result, const std::function<void(DistMatrix&)>& refill);
+
 /// What placing new points needs from an MDS fit besides V_k (read in
 /// parallel from a file) and, for point input, the training points.
 struct MdsProjection {
-  std::optional<Metric> metric;  ///< set when the model was fitted on points
+  std::optional<kernel::Metric> metric;  ///< set when the model was fitted on points
   std::int64_t n = 0, d = 0;     ///< training shape (d = 0 for distances)
   int k = 0;
   std::vector<double> eigenvalues;   ///< Lambda_k, length k
@@ -88,4 +98,10 @@ std::vector<double> mds_transform(const MdsProjection& model, io::MatrixFile* tr
                                   io::MatrixFile& vectors, io::MatrixFile& points,
                                   const BlacsGrid& grid, int block_size);
 
-}  // namespace kembed
+/// Collective: the projection step of mds_transform on the m x n distances
+/// of the new points to the training points, already in `distances`
+/// (overwritten): rank 0 receives the m x k coordinates, row-major.
+std::vector<double> gower_project(const MdsProjection& model, DistMatrix& distances,
+                                  io::MatrixFile& vectors, int block_size);
+
+}  // namespace kembed::spectral

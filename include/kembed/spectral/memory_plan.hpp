@@ -7,8 +7,10 @@
 #include "kembed/spectral/eigensolver.hpp"
 
 namespace kembed {
-
 class Comm;
+}
+
+namespace kembed::spectral {
 
 /// The shape of an n x n decomposition (kernel PCA, MDS, PCA's covariance or
 /// Gram matrix) on a P x Q grid.
@@ -74,4 +76,4 @@ MemoryCheck check_memory(const ProblemShape& shape, double limit, const Comm& co
 /// the ranks sharing the node (MPI_Comm_split_type SHARED).
 double available_memory_per_rank(const Comm& world);
 
-}  // namespace kembed
+}  // namespace kembed::spectral

@@ -21,7 +21,7 @@
 #include "kembed/spectral/eigensolver.hpp"
 #include "kembed/spectral/memory_plan.hpp"
 
-namespace kembed {
+namespace kembed::spectral {
 
 enum class PcaRoute {
   automatic,   ///< covariance when n >= d, Gram otherwise
@@ -115,6 +115,10 @@ struct PcaProjection {
   bool whiten = false;
 };
 
+/// What is wrong with a PCA model's shapes (`components` d x k, mean and
+/// scale of length d, k eigenvalues), or "" when they agree. Local.
+std::string model_shape_error(const PcaProjection& model, const io::MatrixFile& components);
+
 /// Collective: the m x k embedding (row-major, rank 0 only) of the m new
 /// points in `points`: Z* = ((Y - mean) / scale) U_k, divided column-wise by
 /// sqrt(explained variance) when whitened. Y and U_k (`components`, d x k)
@@ -123,4 +127,4 @@ struct PcaProjection {
 std::vector<double> pca_transform(const PcaProjection& model, io::MatrixFile& components,
                                   io::MatrixFile& points, const BlacsGrid& grid, int block_size);
 
-}  // namespace kembed
+}  // namespace kembed::spectral

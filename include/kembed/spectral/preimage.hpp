@@ -7,7 +7,7 @@
 
 #include "kembed/spectral/feature_reconstruction.hpp"
 
-namespace kembed {
+namespace kembed::spectral {
 
 enum class PreimageMethod { nearest, fixed_point, ridge };
 
@@ -51,4 +51,4 @@ Preimages fixed_point_preimages(FeatureReconstruction& r, const FixedPointSettin
 /// their feature-space distances and nearest training samples.
 Preimages given_preimages(FeatureReconstruction& r, std::vector<double> points);
 
-}  // namespace kembed
+}  // namespace kembed::spectral

@@ -5,7 +5,7 @@
 
 #include "kembed/linalg/dist_matrix.hpp"
 
-namespace kembed {
+namespace kembed::spectral {
 
 /// Collective: ||A v_j - lambda_j v_j||_2 for every column v_j of `v`.
 /// @pre a is n x n, v is n x k on the same grid and blocking, values.size() == k
@@ -18,4 +18,4 @@ std::vector<double> residual_norms(const DistMatrix& a, const DistMatrix& v,
 void reject_inaccurate_pairs(const Comm& comm, const std::vector<double>& relative,
                              const std::string& solver);
 
-}  // namespace kembed
+}  // namespace kembed::spectral

@@ -4,7 +4,7 @@
 
 #include "kembed/linalg/dist_matrix.hpp"
 
-namespace kembed {
+namespace kembed::spectral {
 
 /// Relative tolerance within which entries count as tied for largest |v_i|.
 inline constexpr double kSignTieTolerance = 1e-8;
@@ -17,4 +17,4 @@ inline constexpr double kSignTieTolerance = 1e-8;
 /// that quantities paired with the columns (principal axes) can follow.
 std::vector<double> fix_signs(DistMatrix& v);
 
-}  // namespace kembed
+}  // namespace kembed::spectral

@@ -11,7 +11,7 @@
 #include "kembed/linalg/dist_matrix.hpp"
 #include "kembed/spectral/eigensolver.hpp"
 
-namespace kembed {
+namespace kembed::spectral {
 
 /// Why the positive-eigenvalue guard failed, for the method's own message.
 struct PositiveShortfall {
@@ -86,4 +86,4 @@ void record_solve(const SpectralStep& step, Result& result) {
 /// the layout of the methods' embedding and model arrays.
 std::vector<double> row_major_on_root(const DistMatrix& a);
 
-}  // namespace kembed
+}  // namespace kembed::spectral
