@@ -21,6 +21,7 @@ namespace {
 /// --neighbors, --radius, --metric: how Isomap's graph is built.
 struct GraphOptions {
   graph::NeighborSettings settings;
+  bool connect = false;
 
   static po::options_description description() {
     po::options_description d("neighbourhood graph");
@@ -30,6 +31,10 @@ struct GraphOptions {
          "K: join each point to its K nearest others (exact; equal distances go to the lower "
          "row index), edge if either lists the other (default 5, as scikit-learn)")
         ("radius", po::value<double>(), "instead of --neighbors: join points at distance <= R")
+        ("connect", po::bool_switch(),
+         "join a disconnected graph's components by the c - 1 shortest edges between them "
+         "(minimum spanning tree of the components; scikit-learn adds one per pair) instead "
+         "of failing")
         ("metric", po::value<std::string>()->default_value("euclidean"),
          "euclidean, sqeuclidean, manhattan or cosine (1 - cosine similarity)");
     // clang-format on
@@ -48,6 +53,7 @@ struct GraphOptions {
       if (settings.neighbors < 1) throw Error("--neighbors must be at least 1");
     }
     settings.metric = kernel::parse_metric(vm["metric"].as<std::string>());
+    connect = vm.count("connect") && vm["connect"].as<bool>();
   }
 };
 
@@ -69,8 +75,9 @@ SolverOutcome outcome(const std::string& used, const std::string& note, int cycl
 // formula needs (as an MDS model) plus the training points and the graph
 // settings, from which transform rebuilds the graph.
 void save_isomap_model(Run& run, const IsomapResult& result, const graph::NeighborSettings& g,
-                       int k) {
+                       bool connect, int k) {
   Json fields;
+  if (connect) fields["connect"] = true;
   fields["metric"] = kernel::metric_name(g.metric);
   if (g.neighbors > 0)
     fields["neighbors"] = g.neighbors;
@@ -99,6 +106,7 @@ Projection project_isomap(const io::Model& model, io::MatrixFile& points, const 
       p.graph.neighbors = static_cast<int>(model.integer("neighbors", 1, p.mds.n - 1));
     else
       p.graph.radius = model.positive("radius");
+    p.connect = model.has("connect") && model.flag("connect");
   });
   p.mds.eigenvalues = model.small(comm, "eigenvalues", 1, p.mds.k).values;
   std::string error;
@@ -138,6 +146,7 @@ void run_isomap(const po::variables_map& vm, const Comm& world) {
     const int nb = run.use_block_size_for(run.input().rows());
     IsomapSettings settings;
     settings.graph = graph_options.settings;
+    settings.connect = graph_options.connect;
     settings.components = k;
     settings.solver = solve.solver;
     settings.block_size = nb;
@@ -160,7 +169,7 @@ void run_isomap(const po::variables_map& vm, const Comm& world) {
     });
     if (!mds.spectrum.empty())
       run.write("spectrum.csv", [&] { return io::format_csv({"eigenvalue"}, mds.spectrum); });
-    save_isomap_model(run, result, graph_options.settings, k);
+    save_isomap_model(run, result, graph_options.settings, graph_options.connect, k);
 
     Json& report = run.report;
     report["n"] = mds.n;
@@ -171,6 +180,25 @@ void run_isomap(const po::variables_map& vm, const Comm& world) {
     else
       report["radius"] = graph_options.settings.radius;
     report["graph"] = graph_report(result.graph);
+    if (graph_options.connect) {
+      Json joined = Json::object();
+      joined["edges_added"] = static_cast<std::int64_t>(result.added_edges.size());
+      std::vector<double> lengths;
+      Json ends = Json::array();
+      for (const auto& e : result.added_edges) {
+        lengths.push_back(e.length);
+        ends.push_back(Json::array({e.source + 1, e.target + 1}));
+      }
+      joined["lengths"] = lengths;
+      joined["edges"] = ends;
+      joined["connected_components_after"] = result.graph.components > 0 ? 1 : 0;
+      joined["definition"] =
+          "the c - 1 edges of the minimum spanning tree of the components: repeatedly the "
+          "shortest edge (under --metric) between points of two different components, ties to "
+          "the lower row numbers (1-based in edges); scikit-learn >= 1.2 adds the shortest edge "
+          "of every pair of components, c (c - 1) / 2 edges";
+      report["connect"] = joined;
+    }
     report["graph_definition"] =
         "i and j joined when either is among the other's neighbours (K nearest others, ties to "
         "the lower index, or within the radius), edge length their distance";

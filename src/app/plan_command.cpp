@@ -19,7 +19,8 @@ using namespace kembed::kernel;
 po::options_description plan_options() {
   po::options_description d("plan");
   d.add_options()
-      ("method", po::value<std::string>(), "kpca, pca or mds (or the word after 'plan')")
+      ("method", po::value<std::string>(),
+       "kpca, pca, mds, isomap or spectral (or the word after 'plan')")
       ("rows", po::value<std::int64_t>(), "samples n")
       ("cols", po::value<std::int64_t>(),
        "features d; leave out for an n x n input (precomputed kernel, distance matrix)")
@@ -30,6 +31,10 @@ po::options_description plan_options() {
       ("kernel", po::value<std::string>()->default_value("rbf"),
        "kpca: precomputed means the input is the n x n kernel")
       ("components,k", po::value<int>()->default_value(2), "number of components K")
+      ("neighbors", po::value<int>(),
+       "isomap: K of the neighbourhood graph (default 5); spectral --affinity knn: K "
+       "(default max(n/10, 1))")
+      ("affinity", po::value<std::string>()->default_value("rbf"), "spectral: rbf or knn")
       ("solver", po::value<std::string>()->default_value("auto"), "auto, evd, evr, krylov or elpa")
       ("route", po::value<std::string>()->default_value("auto"), "pca: auto, covariance or gram")
       ("variance", po::value<double>()->default_value(0.0), "pca: --variance F (plans for evd)")
@@ -41,10 +46,18 @@ po::options_description plan_options() {
 }
 
 void run_plan(const po::variables_map& vm, const Comm& world) {
-  if (!vm.count("method")) throw Error("missing the method: kembed plan kpca|pca|mds ...");
+  if (!vm.count("method"))
+    throw Error("missing the method: kembed plan kpca|pca|mds|isomap|spectral ...");
   const std::string method = vm["method"].as<std::string>();
-  if (method != "kpca" && method != "pca" && method != "mds")
-    throw Error("kembed plan: unknown method '" + method + "' (expected kpca, pca or mds)");
+  if (method != "kpca" && method != "pca" && method != "mds" && method != "isomap" &&
+      method != "spectral")
+    throw Error("kembed plan: unknown method '" + method +
+                "' (expected kpca, pca, mds, isomap or spectral)");
+  const std::string affinity = vm["affinity"].as<std::string>();
+  if (method == "spectral" && affinity != "rbf" && affinity != "knn")
+    throw Error("--affinity must be rbf or knn, found '" + affinity + "'");
+  if (vm.count("neighbors") && method != "isomap" && !(method == "spectral" && affinity == "knn"))
+    throw Error("--neighbors applies to isomap and spectral --affinity knn");
   const int ranks = vm.count("ranks") ? vm["ranks"].as<int>() : world.size();
   if (ranks < 1) throw Error("--ranks must be at least 1");
   const LayoutOptions layout(vm);
@@ -92,8 +105,10 @@ void run_plan(const po::variables_map& vm, const Comm& world) {
     throw Error("the shape " + std::to_string(n) + " x " + std::to_string(d) +
                 " exceeds ScaLAPACK's 32-bit limit of " + std::to_string(kLargest) +
                 " rows or columns");
-  const int k = vm["components"].as<int>();
-  if (k < 1) throw Error("--components must be at least 1");
+  const int requested = vm["components"].as<int>();
+  if (requested < 1) throw Error("--components must be at least 1");
+  // The spectral embedding solves for the trivial eigenvector too.
+  const int k = method == "spectral" ? requested + 1 : requested;
   const std::int64_t most = method == "pca" ? std::min(n, d) : n;
   // (pca --variance chooses k itself; pca without --cols is an error below.)
   if (k > most && !(method == "pca" && (d < 1 || vm["variance"].as<double>() > 0)))
@@ -116,6 +131,25 @@ void run_plan(const po::variables_map& vm, const Comm& world) {
                                ? parse_bytes(vm["max-memory-per-rank"].as<std::string>())
                                : available_memory_per_rank(world) * world.size() / ranks;
   say(world, false, describe_plan("kembed plan " + method, shape, ranks, available));
+  // Isomap's and the knn affinity's graph is held whole on every rank beside
+  // the n x n matrix: 2 n K stored directions of target (8 bytes), length (8)
+  // and a listed flag (1).
+  const bool graph = method == "isomap" || (method == "spectral" && affinity == "knn");
+  if (graph) {
+    const std::int64_t neighbors =
+        vm.count("neighbors")   ? vm["neighbors"].as<int>()
+        : method == "isomap" ? 5
+                             : std::max<std::int64_t>(n / 10, 1);
+    if (neighbors < 1 || neighbors >= n)
+      throw Error("--neighbors " + std::to_string(neighbors) +
+                  " must be at least 1 and below the number of points (" + std::to_string(n) + ")");
+    const double bytes = 2.0 * double(n) * double(neighbors) * 17;
+    say(world, false,
+        "plus the neighbourhood graph, replicated on every rank: 2 n K x 17 bytes = " +
+            human_bytes(bytes) + " (" + std::to_string(static_cast<std::int64_t>(bytes)) +
+            " bytes, K = " + std::to_string(neighbors) + "); busiest rank with it: " +
+            human_bytes(plan_memory(shape).total() + bytes));
+  }
   // A grid with more process rows or columns than the matrix has blocks
   // leaves ranks without work (and without memory use).
   const std::int64_t nb = effective_block_size(shape.block_size, shape.n);

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "kembed/core/error.hpp"
+#include "kembed/graph/pair_distance.hpp"
 
 namespace kembed::graph {
 
@@ -15,31 +16,6 @@ using kernel::Metric;
 // (distance, index) in lexicographic order: ties go to the lower index.
 bool nearer(const Neighbor& a, const Neighbor& b) {
   return a.distance < b.distance || (a.distance == b.distance && a.index < b.index);
-}
-
-double norm2(const double* x, int d) {
-  double s = 0;
-  for (int t = 0; t < d; ++t) s += x[t] * x[t];
-  return std::sqrt(s);
-}
-
-// Pair by pair from the definition: exact ties stay ties (the Gram-matrix
-// shortcut of the dense assembly would not), and d(x, y) = d(y, x) bitwise.
-double distance(Metric metric, const double* x, const double* y, int d, double nx, double ny) {
-  double s = 0;
-  switch (metric) {
-    case Metric::euclidean:
-    case Metric::sqeuclidean:
-      for (int t = 0; t < d; ++t) s += (x[t] - y[t]) * (x[t] - y[t]);
-      return metric == Metric::euclidean ? std::sqrt(s) : s;
-    case Metric::manhattan:
-      for (int t = 0; t < d; ++t) s += std::abs(x[t] - y[t]);
-      return s;
-    case Metric::cosine:
-      for (int t = 0; t < d; ++t) s += x[t] * y[t];
-      return std::max(0.0, 1 - s / (nx * ny));
-  }
-  return s;
 }
 
 std::string check_settings(const NeighborSettings& s, const io::MatrixFile& points) {
@@ -118,8 +94,8 @@ NeighborLists nearest_neighbors(io::MatrixFile& queries, io::MatrixFile& points,
           if (same_set && j == i) continue;
           const std::int64_t lj = j - range.begin;
           if (cosine && !(other_norms[lj] > 0)) continue;  // its own rank reports it
-          const Neighbor cand{j, distance(settings.metric, x, &other[std::size_t(lj) * d], d,
-                                          own_norms[r], other_norms[lj])};
+          const Neighbor cand{j, pair_distance(settings.metric, x, &other[std::size_t(lj) * d], d,
+                                               own_norms[r], other_norms[lj])};
           if (!std::isfinite(cand.distance))
             throw Error(points.path() + ": the distance between rows " + std::to_string(i + 1) +
                         " and " + std::to_string(j + 1) + " is not finite (values too large)");

@@ -10,7 +10,7 @@ namespace kembed::spectral {
 
 std::string disconnected_graph_message(const graph::GraphStats& stats,
                                        const graph::NeighborSettings& settings,
-                                       const std::string& method) {
+                                       const std::string& method, bool connect_hint) {
   if (stats.components <= 1) return "";
   auto sizes = stats.component_sizes;
   std::sort(sizes.rbegin(), sizes.rend());
@@ -21,7 +21,8 @@ std::string disconnected_graph_message(const graph::GraphStats& stats,
   return "the neighbourhood graph (" + settings.describe() + ") has " +
          std::to_string(stats.components) + " connected components (sizes " + list + "); " +
          method + " needs a connected graph: increase " +
-         (settings.neighbors > 0 ? "--neighbors" : "--radius");
+         (settings.neighbors > 0 ? "--neighbors" : "--radius") +
+         (connect_hint ? ", or join the components by their shortest edges with --connect" : "");
 }
 
 IsomapResult fit_isomap(io::MatrixFile& points, const BlacsGrid& grid,
@@ -40,9 +41,12 @@ IsomapResult fit_isomap(io::MatrixFile& points, const BlacsGrid& grid,
                             settings.max_memory_per_rank, comm);
 
   timer.start("graph");
-  const graph::Graph g = graph::neighborhood_graph(points, settings.graph, comm);
+  graph::Graph g = graph::neighborhood_graph(points, settings.graph, comm);
   result.graph = graph::graph_stats(g);
-  agree(comm, disconnected_graph_message(result.graph, settings.graph, "Isomap"));
+  if (settings.connect)
+    result.added_edges = graph::connect_components(g, points, settings.graph, comm);
+  else
+    agree(comm, disconnected_graph_message(result.graph, settings.graph, "Isomap", true));
 
   timer.start("geodesics");
   DistMatrix b(grid, n, n, nb, nb);
@@ -73,7 +77,8 @@ std::vector<double> isomap_transform(const IsomapProjection& model, io::MatrixFi
     error = vectors.path() + ": eigenvector matrix has the wrong shape";
   agree(comm, error);
 
-  const graph::Graph g = graph::neighborhood_graph(training, model.graph, comm);
+  graph::Graph g = graph::neighborhood_graph(training, model.graph, comm);
+  if (model.connect) graph::connect_components(g, training, model.graph, comm);
   // Every new point's neighbours among the training points, on every rank (m K entries).
   const graph::NeighborLists mine =
       graph::nearest_neighbors(points, training, model.graph, false, comm);

@@ -136,6 +136,43 @@ TEST(Isomap, UnrollsASwissRoll) {
   EXPECT_EQ(read_report(out)["graph"]["connected_components"], 1);
 }
 
+// --connect joins the two blobs by the shortest edge between them (checked
+// against a brute-force search here), the geodesics then run through it and
+// the first coordinate splits the blobs.
+TEST(Isomap, ConnectJoinsTwoBlobsByTheirShortestEdge) {
+  const std::size_t n = 40;
+  const Matrix x = blobs(n, 30.0, 6);
+  const fs::path dir = scratch_dir("isomap_connect"), input = dir / "x.csv", out = dir / "out";
+  write_csv(input, x, "");
+  RUN_OK(r,
+         (std::vector<std::string>{"isomap", "--input", input.string(), "--neighbors", "5",
+                                   "--connect", "-k", "2", "-o", out.string()}),
+         2);
+  double shortest = INFINITY;
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < n; ++j)
+      if (i % 2 != j % 2)
+        shortest = std::min(shortest, std::hypot(x(i, 0) - x(j, 0), x(i, 1) - x(j, 1)));
+
+  const Json report = read_report(out);
+  const std::int64_t components = report["graph"]["connected_components"];
+  EXPECT_EQ(components, 2);
+  const Json& joined = report["connect"];
+  EXPECT_EQ(joined["edges_added"], components - 1);
+  EXPECT_EQ(joined["connected_components_after"], 1);
+  ASSERT_EQ(joined["lengths"].size(), 1u);
+  EXPECT_NEAR(joined["lengths"][0].get<double>(), shortest, 1e-12 * shortest);
+  const std::size_t a = joined["edges"][0][0].get<std::size_t>() - 1,
+                    b = joined["edges"][0][1].get<std::size_t>() - 1;
+  EXPECT_NE(a % 2, b % 2);
+  EXPECT_NEAR(std::hypot(x(a, 0) - x(b, 0), x(a, 1) - x(b, 1)), shortest, 1e-12 * shortest);
+
+  const Matrix y = read_embedding(out, n, 2);
+  const bool first_positive = y(0, 0) > 0;
+  for (std::size_t i = 0; i < n; ++i)
+    EXPECT_EQ(y(i, 0) > 0, (i % 2 == 0) == first_positive) << "point " << i;
+}
+
 // scikit-learn's SpectralEmbedding, serially: W = rbf without its diagonal,
 // M = D^-1/2 W D^-1/2, top k + 1 eigenvectors, the first dropped, v / sqrt(d),
 // each column's largest |entry| positive.
@@ -241,6 +278,39 @@ TEST(Spectral, TwoBlobsSplitBySignOfFirstCoordinate) {
     EXPECT_EQ(y(i, 0) > 0, (i % 2 == 0) == first_positive) << "point " << i;
 }
 
+// kembed plan isomap is the MDS plan of the same shape plus the replicated
+// graph, 2 n K entries of 17 bytes; spectral (rbf) is the kpca plan with the
+// trivial eigenvector as one more component, and no graph.
+TEST(Manifold, PlanIsTheMdsPlanPlusTheGraph) {
+  const auto plan = [](const std::string& method, std::vector<std::string> extra) {
+    const RunResult r = run_serial(concat({"plan", method, "--rows", "20000", "--cols", "3",
+                                           "--ranks", "4", "--max-memory-per-rank", "10G"},
+                                          extra));
+    EXPECT_EQ(r.status, 0) << r.err;
+    return r.out;
+  };
+  // The title line, the plan's lines, then (isomap) the graph's.
+  const auto lines = [](const std::string& text) {
+    std::vector<std::string> out;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) out.push_back(line);
+    return out;
+  };
+  const auto isomap = lines(plan("isomap", {"--neighbors", "10", "-k", "2"}));
+  const auto mds = lines(plan("mds", {"-k", "2"}));
+  ASSERT_EQ(isomap.size(), mds.size() + 1);
+  EXPECT_TRUE(contains(isomap[0], "kembed plan isomap: 20000 x 20000 matrix")) << isomap[0];
+  for (std::size_t i = 1; i < mds.size(); ++i) EXPECT_EQ(isomap[i], mds[i]);
+  const std::int64_t graph_bytes = 2 * 20000 * 10 * 17;
+  EXPECT_TRUE(contains(isomap.back(), "(" + std::to_string(graph_bytes) + " bytes, K = 10)"))
+      << isomap.back();
+
+  const auto spectral = lines(plan("spectral", {"-k", "2"}));
+  const auto kpca = lines(plan("kpca", {"-k", "3"}));
+  ASSERT_EQ(spectral.size(), kpca.size());
+  for (std::size_t i = 1; i < kpca.size(); ++i) EXPECT_EQ(spectral[i], kpca[i]);
+}
+
 TEST(Manifold, BadInputFailsOnEveryRank) {
   const fs::path dir = scratch_dir("manifold_bad"), input = dir / "x.csv", far = dir / "far.csv";
   write_csv(input, skewed_cloud(40, 1), "");
@@ -250,7 +320,9 @@ TEST(Manifold, BadInputFailsOnEveryRank) {
   };
   for (int np : {1, 4})
     expect_failure(isomap(far, {"--neighbors", "6"}), np,
-                   "has 2 connected components (sizes 20, 20); Isomap needs a connected graph");
+                   "has 2 connected components (sizes 20, 20); Isomap needs a connected graph: "
+                   "increase --neighbors, or join the components by their shortest edges with "
+                   "--connect");
   expect_failure(isomap(input, {"--neighbors", "40"}), 4,
                  "--neighbors 40 must be below the number of points (40)");
   expect_failure(isomap(input, {"--neighbors", "0"}), 1, "--neighbors must be at least 1");

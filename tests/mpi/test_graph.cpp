@@ -1,16 +1,20 @@
 // The neighbourhood graph and geodesic distances against brute force: kNN
 // and radius lists by sorting all distances (ties on an integer lattice,
-// broken by the lower index), shortest paths against Floyd-Warshall on
+// broken by the lower index), --connect against Kruskal's algorithm on the
+// components, shortest paths against Floyd-Warshall on
 // random graphs for every grid shape, and agreed errors for bad settings.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <map>
 #include <random>
+#include <tuple>
 
 #include "kembed/core/error.hpp"
+#include "kembed/graph/connect.hpp"
 #include "kembed/graph/neighbors.hpp"
 #include "kembed/graph/shortest_paths.hpp"
 #include "kembed/linalg/blacs_grid.hpp"
@@ -182,4 +186,67 @@ TEST(NeighborGraph, ComponentsAndDegrees) {
   EXPECT_EQ(s.min_degree, 0);
   EXPECT_EQ(s.max_degree, 2);
   EXPECT_EQ(s.component_sizes, (std::vector<std::int64_t>{3, 3, 1}));
+}
+
+// --connect: the c - 1 edges joining the components are Kruskal's minimum
+// spanning tree of the components, here by brute force over all point pairs
+// sorted by (length, i, j).
+TEST(NeighborGraph, ConnectAddsKruskalsTreeOfTheComponents) {
+  const Comm comm = Comm::world();
+  const int n = 37, d = 2;
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<double> u(0, 10);
+  std::vector<double> x(std::size_t(n) * d);
+  for (double& v : x) v = u(rng);
+  auto file = write_points(comm, "connect", x, n, d);
+  graph::NeighborSettings s;
+  s.radius = 1.3;
+  s.chunk_rows = 5;
+  auto g = graph::neighborhood_graph(*file, s, comm);
+  const auto before = graph::graph_stats(g);
+
+  // Serial: components of the brute-force radius graph, then Kruskal.
+  std::vector<int> parent(n);
+  for (int i = 0; i < n; ++i) parent[i] = i;
+  const std::function<int(int)> find = [&](int v) {
+    return parent[v] == v ? v : parent[v] = find(parent[v]);
+  };
+  const auto radius_edges = brute_force_edges(x, n, d, 0, 1.3);
+  for (const auto& e : radius_edges) parent[find(int(e.first.first))] = find(int(e.first.second));
+  std::vector<std::tuple<double, int, int>> pairs;
+  for (int i = 0; i < n; ++i)
+    for (int j = i + 1; j < n; ++j)
+      if (find(i) != find(j))
+        pairs.emplace_back(std::hypot(x[2 * i] - x[2 * j], x[2 * i + 1] - x[2 * j + 1]), i, j);
+  std::sort(pairs.begin(), pairs.end());
+  std::vector<std::tuple<double, int, int>> want;
+  for (const auto& [length, i, j] : pairs)
+    if (find(i) != find(j)) {
+      parent[find(i)] = find(j);
+      want.emplace_back(length, i, j);
+    }
+  ASSERT_GE(before.components, 3) << "the test needs several components";
+
+  const auto added = graph::connect_components(g, *file, s, comm);
+  ASSERT_EQ(static_cast<std::int64_t>(added.size()), before.components - 1);
+  ASSERT_EQ(added.size(), want.size());
+  bool same = true;
+  for (std::size_t t = 0; t < want.size(); ++t)
+    same = same && added[t].source == std::get<1>(want[t]) &&
+           added[t].target == std::get<2>(want[t]) &&
+           std::abs(added[t].length - std::get<0>(want[t])) <= 1e-12 * std::get<0>(want[t]);
+  EXPECT_TRUE(test::all_ranks(comm, same));
+  const auto after = graph::graph_stats(g);
+  EXPECT_EQ(after.components, 1);
+  EXPECT_EQ(after.edges, before.edges + before.components - 1);
+  // The old edges are kept, the new ones present in both directions.
+  auto edges = graph_edges(g);
+  for (const auto& e : radius_edges) EXPECT_EQ(edges[e.first].first, e.second.first);
+  for (const auto& e : added) {
+    const std::pair<long, long> key{e.source, e.target};
+    EXPECT_EQ(edges[key].first, e.length);
+  }
+  for (long i = 0; i < g.n; ++i)
+    EXPECT_TRUE(
+        std::is_sorted(g.targets.begin() + g.offsets[i], g.targets.begin() + g.offsets[i + 1]));
 }

@@ -1,6 +1,7 @@
 #pragma once
 /// @file Isomap: neighbourhood graph -> geodesic distances (Dijkstra) ->
 /// classical MDS of them (double center -> solve -> Y = V sqrt(Lambda)).
+#include "kembed/graph/connect.hpp"
 #include "kembed/graph/graph.hpp"
 #include "kembed/graph/neighbors.hpp"
 #include "kembed/spectral/mds.hpp"
@@ -9,6 +10,9 @@ namespace kembed::spectral {
 
 struct IsomapSettings {
   graph::NeighborSettings graph;  ///< --neighbors K or --radius R, --metric
+  /// --connect: join the graph's components by their shortest edges
+  /// (graph::connect_components) instead of failing.
+  bool connect = false;
   int components = 2;
   Solver solver = Solver::evd;
   int block_size = 64;
@@ -20,7 +24,8 @@ struct IsomapResult {
   /// MDS of the geodesic distances G: B = -1/2 J G^(2) J, its eigenvalues,
   /// residuals, solver, embedding (rank 0) and the figures of an MDS fit.
   MdsResult mds;
-  graph::GraphStats graph;
+  graph::GraphStats graph;               ///< of the neighbourhood graph, before --connect
+  std::vector<graph::Edge> added_edges;  ///< by --connect, in the order they join
   /// scikit-learn's Isomap.reconstruction_error():
   /// sqrt(||B||_F^2 - sum_k lambda_k^2) / n.
   double reconstruction_error = 0;
@@ -29,7 +34,7 @@ struct IsomapResult {
 /// Collective over the grid: Isomap of the n points in `points`. The graph
 /// is replicated (n K entries per rank); each rank computes only its block
 /// of the n x n geodesic matrix. A graph with several connected components
-/// is an agreed Error naming their number and sizes. Other errors as
+/// is joined (settings.connect) or an agreed Error naming their number and sizes. Other errors as
 /// neighborhood_graph and fit_mds.
 IsomapResult fit_isomap(io::MatrixFile& points, const BlacsGrid& grid,
                         const IsomapSettings& settings, PhaseTimer& timer);
@@ -39,6 +44,7 @@ IsomapResult fit_isomap(io::MatrixFile& points, const BlacsGrid& grid,
 struct IsomapProjection {
   MdsProjection mds;              ///< n, d, k, eigenvalues, row means of G^(2), g (no metric)
   graph::NeighborSettings graph;  ///< the fit's graph settings
+  bool connect = false;           ///< the fit joined the components (--connect)
 };
 
 /// Collective: the m x k coordinates (row-major, rank 0 only) of the m new
@@ -54,9 +60,10 @@ std::vector<double> isomap_transform(const IsomapProjection& model, io::MatrixFi
                                      io::MatrixFile& vectors, io::MatrixFile& points,
                                      const BlacsGrid& grid, int block_size);
 
-/// The agreed error message for a graph with several components ("" for one).
+/// The agreed error message for a graph with several components ("" for one);
+/// `connect_hint`: also suggests --connect.
 std::string disconnected_graph_message(const graph::GraphStats& stats,
                                        const graph::NeighborSettings& settings,
-                                       const std::string& method);
+                                       const std::string& method, bool connect_hint = false);
 
 }  // namespace kembed::spectral
