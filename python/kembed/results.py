@@ -15,7 +15,8 @@ class Result:
     - ``manifest`` and ``model_arrays`` (every ``model/*.npy`` by its name)
     - PCA: ``components_`` (k x d, scikit-learn's orientation),
       ``explained_variance_``, ``mean_``, ``scale_``, ``whiten``,
-      ``singular_values_``, ``noise_variance_``
+      ``singular_values_``, ``noise_variance_``, ``feature_names_in_`` (the
+      input's header names as an array of str, or None without a header)
     - kernel PCA: ``eigenvectors_`` (n x k unit vectors), ``dual_coef_``
       (n x d inverse-map weights when fitted with --fit-inverse), ``X_fit_``
     - MDS: ``spectrum_`` (all n eigenvalues, negative ones included, when
@@ -39,6 +40,7 @@ class Result:
         self.whiten = None
         self.singular_values_ = None
         self.noise_variance_ = None
+        self.feature_names_in_ = None
         self.eigenvectors_ = None
         self.dual_coef_ = None
         self.X_fit_ = None
@@ -57,16 +59,21 @@ def read_table(path):
     """A kembed CSV: (header, leading id columns as lists of str, numeric columns n x k).
 
     Columns named c1, c2, ... (and x1, ... of preimages.csv) are numbers; any
-    columns before them are ids (``--id-column``), kept as strings.
+    columns before them are ids (``--id-column``), kept as strings. In
+    components.csv the first column, "component", holds the row labels
+    c1, c2, ... and every other column (named after a feature) is numeric.
     """
     with open(path, newline="") as f:
         rows = list(csv.reader(f))
     if not rows:
         raise ValueError(f"{path}: empty file")
     header = rows[0]
-    first = next((i for i, h in enumerate(header)
-                  if (h[:1] in ("c", "x") and h[1:].isdigit())
-                  or h in ("eigenvalue", "explained_variance_ratio")), 0)
+    if header[:1] == ["component"]:
+        first = 1
+    else:
+        first = next((i for i, h in enumerate(header)
+                      if (h[:1] in ("c", "x") and h[1:].isdigit())
+                      or h in ("eigenvalue", "explained_variance_ratio")), 0)
     ids = [r[:first] for r in rows[1:]]
     try:
         data = np.array([[float(v) for v in r[first:]] for r in rows[1:]], dtype=float)
@@ -131,6 +138,8 @@ def _load_model(res, model_dir):
         res.mean_ = a["mean"].ravel().copy()
         res.scale_ = a["scale"].ravel().copy() if "scale" in a else np.ones_like(res.mean_)
         res.whiten = bool(m.get("whiten", False))
+        if "feature_names" in m:
+            res.feature_names_in_ = np.array(m["feature_names"], dtype=object)
         n = int(m.get("n", 0))
         if n > 1:
             res.singular_values_ = np.sqrt(res.explained_variance_ * (n - 1))
@@ -147,8 +156,10 @@ def _load_model(res, model_dir):
 def _components_k_by_d(comp, manifest):
     """PCA axes as k x d whatever orientation the model stored them in."""
     k, d = int(manifest["k"]), int(manifest["d"])
-    # Format 1 stores the d x k axes as columns; a manifest may say otherwise.
-    orientation = manifest.get("components_orientation", "d x k")
+    # Format 2 stores the axes as rows (k x d) and says so; format 1 as
+    # columns (d x k), without the key.
+    version = manifest.get("format_version", 1)
+    orientation = manifest.get("components_orientation", "k x d" if version >= 2 else "d x k")
     if orientation.replace(" ", "") == "kxd":
         return np.array(comp, dtype=float).reshape(k, d)
     return np.array(comp, dtype=float).reshape(d, k).T.copy()

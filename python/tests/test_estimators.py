@@ -1,4 +1,5 @@
 """The estimators and load() against numpy references computed here."""
+import json
 import os
 import subprocess
 
@@ -7,6 +8,7 @@ import pytest
 
 import kembed
 from conftest import align_signs, circles
+from kembed.results import read_table
 
 
 def rbf(X, Y, gamma):
@@ -134,6 +136,37 @@ def test_load_gives_scikit_learn_shapes(blobs, tmp_path):
     total = np.var(blobs, axis=0, ddof=1).sum()
     np.testing.assert_allclose(res.explained_variance_ratio_, res.eigenvalues_ / total,
                                rtol=1e-12)
+
+
+def test_components_csv_and_feature_names_and_format_1(blobs, tmp_path):
+    names = ["a", "b", "c", "d", "e"]
+    with open(tmp_path / "X.csv", "w") as f:
+        f.write(",".join(names) + "\n")
+        for row in blobs:
+            f.write(",".join(repr(float(v)) for v in row) + "\n")
+    launcher = kembed.Launcher(2, os.environ["KEMBED_LAUNCHER"])
+    launcher.run(["pca", "--input", tmp_path / "X.csv", "-k", "2", "-o", tmp_path / "out",
+                  "--quiet"])
+    res = kembed.load(tmp_path / "out")
+    assert list(res.feature_names_in_) == names
+    assert res.manifest["format_version"] == 2
+    header, ids, table = read_table(tmp_path / "out" / "components.csv")
+    assert header == ["component"] + names and ids == [["c1"], ["c2"]]
+    np.testing.assert_array_equal(table, res.components_)
+    # Unit orthogonal rows spanning the top covariance eigenvectors.
+    U = np.linalg.eigh(np.cov(blobs, rowvar=False))[1][:, ::-1][:, :2]
+    np.testing.assert_allclose(res.components_, align_signs(res.components_.T, U).T, atol=1e-10)
+    # The same model in the version-1 layout (axes as d x k columns) loads the same.
+    model = tmp_path / "out" / "model"
+    m = res.manifest
+    m["format_version"] = 1
+    del m["components_orientation"]
+    np.save(model / "components.npy", np.ascontiguousarray(res.components_.T))
+    m["arrays"]["components"].update(rows=5, cols=2)
+    with open(model / "manifest.json", "w") as f:
+        json.dump(m, f)
+    old = kembed.load(tmp_path / "out")
+    np.testing.assert_array_equal(old.components_, res.components_)
 
 
 def test_pip_install_offline(tmp_path):

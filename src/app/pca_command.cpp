@@ -64,25 +64,46 @@ std::string eigenvalues_csv(const PcaResult& r) {
   return io::format_csv({"eigenvalue", "explained_variance_ratio"}, table);
 }
 
+// The d x k row-major axes of a fit as k x d: one row per component,
+// scikit-learn's components_.
+std::vector<double> axes_as_rows(const PcaResult& r) {
+  std::vector<double> rows(r.components.size());
+  for (std::int64_t t = 0; t < r.d && !rows.empty(); ++t)
+    for (int j = 0; j < r.k; ++j) rows[std::size_t(j) * r.d + t] = r.components[t * r.k + j];
+  return rows;
+}
+
+// The input's header names on rank 0 when there is one name per feature,
+// else empty (no header, binary input, other ranks).
+std::vector<std::string> feature_names(Run& run) {
+  auto names = run.input().column_names();
+  if (static_cast<std::int64_t>(names.size()) != run.input().cols()) names.clear();
+  return names;
+}
+
 // Collective: writes model/ into the staging directory.
 void save_model(Run& run, const PcaResult& r, const PcaSettings& settings) {
   const std::string dir = run.staged_path("model");
   Json manifest = run.manifest_header();
+  manifest["format_version"] = io::kPcaModelFormatVersion;
   manifest["n"] = r.n;
   manifest["d"] = r.d;
   manifest["k"] = r.k;
   manifest["standardize"] = settings.standardize;
   manifest["whiten"] = settings.whiten;
   manifest["route"] = pca_route_name(r.route);
+  manifest["components_orientation"] = "k x d";
   manifest["eigenvalues"] = "explained variance lambda_j / (n-1) of each kept component";
   manifest["projection"] =
-      "Z = ((Y - mean) / scale) components, then column j / sqrt(eigenvalue_j) when whiten";
+      "Z = ((Y - mean) / scale) components^T, then column j / sqrt(eigenvalue_j) when whiten";
   manifest["data_fingerprint_fnv1a64"] = io::fingerprint_rows(run.world(), run.input());
   run.on_root([&] {
+    const auto names = feature_names(run);
+    if (!names.empty()) manifest["feature_names"] = names;
     io::ModelWriter writer(dir);
     writer.add("mean", {1, r.d, r.mean});
     writer.add("scale", {1, r.d, r.scale});
-    writer.add("components", {r.d, r.k, r.components});
+    writer.add("components", {r.k, r.d, axes_as_rows(r)});
     writer.add("eigenvalues", {1, r.k, r.explained_variance});
     writer.finish(manifest);
   });
@@ -134,7 +155,11 @@ void run_pca(const po::variables_map& vm, const Comm& world) {
     const auto columns = io::numbered_columns("c", k);
     run.write_rows("embedding.csv", columns, result.embedding);
     run.write("eigenvalues.csv", [&] { return eigenvalues_csv(result); });
-    run.write("components.csv", [&] { return io::format_csv(columns, result.components); });
+    run.write("components.csv", [&] {
+      auto names = feature_names(run);
+      if (names.empty()) names = io::numbered_columns("x", static_cast<int>(d));
+      return io::format_csv(names, axes_as_rows(result), "component", columns);
+    });
     run.timer().start("model");
     save_model(run, result, settings);
 
@@ -180,8 +205,10 @@ void run_pca(const po::variables_map& vm, const Comm& world) {
                                         ? "||C u - lambda u||_2 / ||C||_F, C = Xc^T Xc / (n-1)"
                                         : "||G v - lambda v||_2 / ||G||_F, G = Xc Xc^T / (n-1)";
     report["sign_convention"] =
-        "largest |entry| of each embedding column is positive; the axis in components.csv is "
-        "flipped with it";
+        "largest |entry| of each embedding column is positive; the axis (row) in "
+        "components.csv is flipped with it";
+    report["components_orientation"] =
+        "k x d: one row per component, one column per feature (scikit-learn's components_)";
     report["whitening"] = pca.whiten ? "z_j / sqrt(lambda_j / (n-1)): unit sample variance"
                                      : "none: z_j = Xc u_j, sample variance lambda_j / (n-1)";
     run.summary = "n = " + std::to_string(result.n) + ", d = " + std::to_string(result.d) +

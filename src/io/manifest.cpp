@@ -228,15 +228,34 @@ void check_mds(const ManifestFields& f) {
   if (points) check_array(f, "X", n, d, "n, d");
 }
 
-void check_pca(const ManifestFields& f) {
+// `manifest` is the object behind `f`: feature_names is an array, which
+// ManifestFields has no accessor for.
+void check_pca(const ManifestFields& f, const Json& manifest) {
   const std::int64_t n = f.integer("n", 2, kMaxModelDimension);
   const std::int64_t d = f.integer("d", 1, kMaxModelDimension);
   const std::int64_t k = f.integer("k", 1, std::min(n, d));
   f.flag("whiten");
   if (f.has("standardize")) f.flag("standardize");
+  const auto names = manifest.find("feature_names");
+  if (names != manifest.end()) {
+    if (!names->is_array() || static_cast<std::int64_t>(names->size()) != d)
+      f.fail("feature_names", "expected an array of d = " + std::to_string(d) +
+                                  " strings, found " + shown(*names));
+    for (std::size_t t = 0; t < names->size(); ++t)
+      if (!(*names)[t].is_string())
+        f.fail("feature_names", "entry " + std::to_string(t + 1) + ": expected a string, found " +
+                                    shown((*names)[t]));
+  }
+  // Version 1 stored the axes as columns (d x k); version 2 as rows.
+  const bool rows = f.integer("format_version", 1, 2) == 2;
+  if (rows || f.has("components_orientation"))
+    f.choice("components_orientation", {rows ? "k x d" : "d x k"});
   check_array(f, "mean", 1, d, "1, d");
   check_array(f, "scale", 1, d, "1, d");
-  check_array(f, "components", d, k, "d, k");
+  if (rows)
+    check_array(f, "components", k, d, "k, d");
+  else
+    check_array(f, "components", d, k, "d, k");
   check_array(f, "eigenvalues", 1, k, "1, k");
 }
 
@@ -278,11 +297,13 @@ Json parse_manifest(const std::string& text, const std::string& path) {
     throw Error(path + ": not a kembed model manifest");
   // Compared as JSON numbers (1 and 1.0 match; 1.5 and 1e300 do not), never
   // converted to int: a huge floating-point value would overflow the conversion.
-  const auto version = manifest.find("format_version");
-  if (version == manifest.end() || !version->is_number() || *version != kModelFormatVersion)
-    throw Error(path + ": unsupported model format version");
   // Model::method() reads it with value(), which would throw on another type.
   const auto method = manifest.find("method");
+  const bool pca = method != manifest.end() && *method == "pca";
+  const auto version = manifest.find("format_version");
+  if (version == manifest.end() || !version->is_number() ||
+      (*version != kModelFormatVersion && !(pca && *version == kPcaModelFormatVersion)))
+    throw Error(path + ": unsupported model format version");
   if (method != manifest.end() && !method->is_string())
     throw Error(path + ": manifest 'method' is not a string");
   const auto arrays = manifest.find("arrays");
@@ -313,7 +334,7 @@ Json parse_manifest(const std::string& text, const std::string& path) {
   if (name == "ca") check_ca(fields);
   if (name == "kpca") check_kpca(fields);
   if (name == "mds") check_mds(fields);
-  if (name == "pca") check_pca(fields);
+  if (name == "pca") check_pca(fields, manifest);
   return manifest;
 }
 

@@ -58,6 +58,8 @@ void ModelWriter::finish(Json manifest) {
   Json out;
   out["format"] = kModelFormat;
   out["format_version"] = kModelFormatVersion;
+  // A method whose layout changed (pca: kPcaModelFormatVersion) sets its own
+  // version, which replaces the default in place.
   for (auto it = manifest.begin(); it != manifest.end(); ++it) out[it.key()] = it.value();
   out["arrays"] = arrays_;
   const std::string path = (fs::path(dir_) / "manifest.json").string();

@@ -271,9 +271,11 @@ PcaResult fit_pca(io::MatrixFile& file, const BlacsGrid& grid, const PcaSettings
 }
 
 std::string model_shape_error(const PcaProjection& model, const io::MatrixFile& components) {
-  if (components.rows() != model.d || components.cols() != model.k)
-    return components.path() + ": expected the " + std::to_string(model.d) + " x " +
-           std::to_string(model.k) + " principal axes, found " +
+  const std::int64_t rows = model.axes_as_rows ? model.k : model.d;
+  const std::int64_t cols = model.axes_as_rows ? model.d : model.k;
+  if (components.rows() != rows || components.cols() != cols)
+    return components.path() + ": expected the " + std::to_string(rows) + " x " +
+           std::to_string(cols) + " principal axes, found " +
            std::to_string(components.rows()) + " x " + std::to_string(components.cols());
   if (model.mean.size() != std::size_t(model.d) || model.scale.size() != std::size_t(model.d) ||
       model.explained_variance.size() != std::size_t(model.k))
@@ -298,10 +300,11 @@ std::vector<double> pca_transform(const PcaProjection& model, io::MatrixFile& co
   DistMatrix y(grid, m, model.d, nb, nb);
   distribute::read_block_cyclic(points, y);
   standardize_columns(y, model.mean, model.scale);
-  DistMatrix u(grid, model.d, model.k, nb, nb);
+  // Format 2 holds U_k^T (k x d), format 1 U_k (d x k): pdgemm transposes.
+  DistMatrix u(grid, components.rows(), components.cols(), nb, nb);
   distribute::read_block_cyclic(components, u);
   DistMatrix z(grid, m, model.k, nb, nb);
-  scalapack::gemm('N', 'N', 1.0, y, u, 0.0, z);
+  scalapack::gemm('N', model.axes_as_rows ? 'T' : 'N', 1.0, y, u, 0.0, z);
   if (model.whiten) {
     std::vector<double> inverse_std(model.k);
     for (int j = 0; j < model.k; ++j) inverse_std[j] = 1 / std::sqrt(model.explained_variance[j]);

@@ -17,6 +17,8 @@ PcaProjection read_pca_projection(const io::Model& model, const Comm& comm) {
     p.d = model.integer("d", 1, io::kMaxModelDimension);
     p.k = static_cast<int>(model.integer("k", 1, p.d));
     p.whiten = model.flag("whiten");
+    // open() accepted 1 (axes as columns, d x k) or 2 (as rows, k x d).
+    p.axes_as_rows = model.integer("format_version", 1, 2) == 2;
   });
   p.mean = model.small(comm, "mean", 1, p.d).values;
   p.scale = model.small(comm, "scale", 1, p.d).values;
@@ -38,7 +40,7 @@ DistMatrix pca_inverse_transform(const PcaProjection& model, io::MatrixFile& com
   agree(grid.comm(), error);
 
   const int nb = block_size;
-  DistMatrix u(grid, model.d, model.k, nb, nb);
+  DistMatrix u(grid, components.rows(), components.cols(), nb, nb);
   distribute::read_block_cyclic(components, u);
   // Scores back to unwhitened units: a whitened column was divided by sqrt(lambda_j).
   DistMatrix scores(grid, m, c, nb, nb);
@@ -48,10 +50,12 @@ DistMatrix pca_inverse_transform(const PcaProjection& model, io::MatrixFile& com
       const double s = std::sqrt(model.explained_variance[scores.col_dist().to_global(lj)]);
       for (int li = 0; li < scores.local_rows(); ++li) scores.local(li, lj) *= s;
     }
-  DistMatrix axes(grid, model.d, c, nb, nb);
-  copy(u, 0, 0, model.d, c, axes, 0, 0);
+  // The first c axes: rows of a format-2 array (c x d), columns of a format-1 one (d x c).
+  const bool rows = model.axes_as_rows;
+  DistMatrix axes(grid, rows ? c : model.d, rows ? model.d : c, nb, nb);
+  copy(u, 0, 0, axes.rows(), axes.cols(), axes, 0, 0);
   DistMatrix x(grid, m, model.d, nb, nb);
-  scalapack::gemm('N', 'T', 1.0, scores, axes, 0.0, x);
+  scalapack::gemm('N', rows ? 'N' : 'T', 1.0, scores, axes, 0.0, x);
   // Undo the standardization and the centering of transform.
   for (int lj = 0; lj < x.local_cols(); ++lj) {
     const std::int64_t j = x.col_dist().to_global(lj);

@@ -68,6 +68,31 @@ bool bitwise_equal(const std::vector<double>& a, const std::vector<double>& b) {
          (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
 }
 
+/// components.csv: header "component,NAME1,...", rows "cJ,..." (k x d).
+Csv read_components(const fs::path& path, int k) {
+  Csv csv;
+  std::ifstream in(path);
+  std::string line;
+  if (!std::getline(in, line)) {
+    ADD_FAILURE() << path << ": empty";
+    return csv;
+  }
+  std::stringstream h(line);
+  for (std::string name; std::getline(h, name, ',');) csv.header.push_back(name);
+  csv.data.cols = csv.header.empty() ? 0 : csv.header.size() - 1;
+  for (int j = 1; std::getline(in, line); ++j) {
+    std::stringstream row(line);
+    std::string label;
+    std::getline(row, label, ',');
+    EXPECT_EQ(label, "c" + std::to_string(j)) << path;
+    for (std::string cell; std::getline(row, cell, ',');) csv.data.v.push_back(std::stod(cell));
+    ++csv.data.rows;
+  }
+  EXPECT_EQ(csv.data.rows, static_cast<std::size_t>(k)) << path;
+  EXPECT_EQ(csv.data.v.size(), csv.data.rows * csv.data.cols) << path;
+  return csv;
+}
+
 /// The result directory of one pca run.
 struct PcaOutput {
   Matrix embedding, components;
@@ -75,7 +100,9 @@ struct PcaOutput {
   Json report;
 };
 
-PcaOutput read_pca_output(const fs::path& dir, std::size_t n, std::size_t d, int k) {
+/// `features`: the names components.csv should give its columns.
+PcaOutput read_pca_output(const fs::path& dir, std::size_t n, std::size_t d, int k,
+                          const std::vector<std::string>& features) {
   PcaOutput out;
   EXPECT_EQ(sorted_names(dir), (std::vector<std::string>{"components.csv", "eigenvalues.csv",
                                                          "embedding.csv", "model", "run.json"}));
@@ -83,9 +110,10 @@ PcaOutput read_pca_output(const fs::path& dir, std::size_t n, std::size_t d, int
   EXPECT_EQ(emb.header, numbered("c", k));
   EXPECT_EQ(emb.data.rows, n);
   out.embedding = emb.data;
-  const Csv axes = read_result_csv(dir / "components.csv");
-  EXPECT_EQ(axes.header, numbered("c", k));
-  EXPECT_EQ(axes.data.rows, d);
+  // scikit-learn's orientation: one row per component, one column per feature.
+  const Csv axes = read_components(dir / "components.csv", k);
+  EXPECT_EQ(axes.header, concat({"component"}, features));
+  EXPECT_EQ(axes.data.cols, d);
   out.components = axes.data;
   const Csv eig = read_result_csv(dir / "eigenvalues.csv");
   EXPECT_EQ(eig.header, (std::vector<std::string>{"eigenvalue", "explained_variance_ratio"}));
@@ -138,6 +166,9 @@ TEST(PcaCli, CsvAndNpyOnBothRoutesMatchAReference) {
   for (int j = 0; j < k; ++j)
     if (z_fixed(0, j) != z(0, j))
       for (std::size_t t = 0; t < d; ++t) u(t, j) = -u(t, j);
+  Matrix ut = zeros(k, d);  // components.csv holds U^T
+  for (int j = 0; j < k; ++j)
+    for (std::size_t t = 0; t < d; ++t) ut(j, t) = u(t, j);
   const double total = values[0] + values[1] + values[2];
 
   struct Run {
@@ -155,9 +186,18 @@ TEST(PcaCli, CsvAndNpyOnBothRoutesMatchAReference) {
     ASSERT_FALSE(r.timed_out()) << r.describe();
     ASSERT_TRUE(r.all_ranks_succeeded()) << r.describe();
     EXPECT_TRUE(contains(r.out, "kembed pca: n = 120, d = 3, k = 2")) << r.out;
-    const PcaOutput o = read_pca_output(out, n, d, k);
+    // The text input's header names the features; the .npy has none.
+    const bool text = std::string(run.file) == "x.csv";
+    const std::vector<std::string> names =
+        text ? std::vector<std::string>{"a", "b", "c"} : numbered("x", 3);
+    const PcaOutput o = read_pca_output(out, n, d, k, names);
     EXPECT_LT(max_abs_diff(o.embedding, z_fixed), 1e-9);
-    EXPECT_LT(max_abs_diff(o.components, u), 1e-10);
+    EXPECT_LT(max_abs_diff(o.components, ut), 1e-10);
+    const Json manifest = Json::parse(read_file(out / "model" / "manifest.json"));
+    if (text)
+      EXPECT_EQ(manifest.value("feature_names", Json()), Json(names));
+    else
+      EXPECT_FALSE(manifest.contains("feature_names"));
     EXPECT_LT(max_rel_diff(o.eigenvalues, {values[0], values[1]}), 1e-12);
     EXPECT_LT(max_rel_diff(o.ratios, {values[0] / total, values[1] / total}), 1e-12);
     const Json& rep = o.report;
@@ -210,13 +250,15 @@ TEST(PcaCli, ModelRoundTripIsBitForBitAndReadOnly) {
                                   "--standardize", "--whiten", "--output-dir", out.string()},
                                  2);
   ASSERT_TRUE(r.all_ranks_succeeded()) << r.describe();
-  const PcaOutput o = read_pca_output(out, n, d, 2);
+  const PcaOutput o = read_pca_output(out, n, d, 2, numbered("x", 3));
   const fs::path model = out / "model";
   EXPECT_EQ(sorted_names(model),
             (std::vector<std::string>{"components.npy", "eigenvalues.npy", "manifest.json",
                                       "mean.npy", "scale.npy"}));
   const Json manifest = Json::parse(read_file(model / "manifest.json"));
   EXPECT_EQ(manifest.value("format", ""), "kembed-model");
+  EXPECT_EQ(manifest.value("format_version", 0), 2);
+  EXPECT_EQ(manifest.value("components_orientation", ""), "k x d");
   EXPECT_EQ(manifest.value("method", ""), "pca");
   EXPECT_EQ(manifest.value("n", 0), 60);
   EXPECT_EQ(manifest.value("d", 0), 3);
@@ -228,8 +270,8 @@ TEST(PcaCli, ModelRoundTripIsBitForBitAndReadOnly) {
   // The CSVs print "%.17g", which reads back as the same double: the .npy
   // arrays must hold exactly those bits.
   const Npy components = read_npy(model / "components.npy");
-  EXPECT_EQ(components.rows, d);
-  EXPECT_EQ(components.cols, 2u);
+  EXPECT_EQ(components.rows, 2u);
+  EXPECT_EQ(components.cols, d);
   EXPECT_TRUE(bitwise_equal(components.values, o.components.v));
   const Npy eigenvalues = read_npy(model / "eigenvalues.npy");
   EXPECT_EQ(eigenvalues.rows, 1u);
@@ -254,6 +296,64 @@ TEST(PcaCli, ModelRoundTripIsBitForBitAndReadOnly) {
   for (const auto& e : fs::directory_iterator(model))
     after[e.path().string()] = read_file(e.path());
   EXPECT_EQ(before, after);
+}
+
+// A model written before format 2 (axes as d x k columns) still transforms
+// and inverts: the test rewrites a fresh model into the version-1 layout.
+TEST(PcaCli, FormatOneModelsStillLoad) {
+  const fs::path dir = scratch_dir("pca_format1");
+  const std::size_t n = 50, d = 3, k = 2;
+  const Matrix x = skewed_cloud(n, 5);
+  write_csv(dir / "x.csv", x, "p,q,r");
+  const fs::path fit = dir / "fit";
+  const RunResult r =
+      run_kembed({"pca", "--input", (dir / "x.csv").string(), "--components", "2",
+                  "--standardize", "--whiten", "--output-dir", fit.string(), "--quiet"},
+                 2);
+  ASSERT_TRUE(r.all_ranks_succeeded()) << r.describe();
+  const fs::path v2 = fit / "model", v1 = dir / "v1";
+  fs::copy(v2, v1);
+  const Npy rows = read_npy(v2 / "components.npy");
+  ASSERT_EQ(rows.rows, k);
+  ASSERT_EQ(rows.cols, d);
+  Matrix columns = zeros(d, k);
+  for (std::size_t t = 0; t < d; ++t)
+    for (std::size_t j = 0; j < k; ++j) columns(t, j) = rows.values[j * d + t];
+  write_file(v1 / "components.npy", npy_header(d, k) + raw_doubles(columns));
+  Json manifest = Json::parse(read_file(v2 / "manifest.json"));
+  manifest["format_version"] = 1;
+  manifest.erase("components_orientation");
+  manifest.erase("feature_names");
+  manifest["arrays"]["components"]["rows"] = d;
+  manifest["arrays"]["components"]["cols"] = k;
+  write_file(v1 / "manifest.json", manifest.dump(2));
+
+  const Matrix fitted = read_result_csv(fit / "embedding.csv").data;
+  const Matrix z1 = transform(v1, dir / "x.csv", dir / "tr1", 3, 2);
+  const Matrix z2 = transform(v2, dir / "x.csv", dir / "tr2", 3, 2);
+  EXPECT_LT(max_abs_diff(z1, fitted), 1e-10);
+  EXPECT_LT(max_abs_diff(z1, z2), 1e-12);
+  // Inverse transform from the first component: the same reconstruction.
+  Matrix back[2];
+  for (int v = 0; v < 2; ++v) {
+    const fs::path out = dir / ("pre" + std::to_string(v + 1));
+    const RunResult p = run_kembed({"preimage", "--model", (v ? v2 : v1).string(), "--input",
+                                    (dir / "x.csv").string(), "-k", "1", "-o", out.string(),
+                                    "--quiet"},
+                                   2);
+    ASSERT_TRUE(p.all_ranks_succeeded()) << p.describe();
+    back[v] = read_result_csv(out / "preimages.csv").data;
+  }
+  EXPECT_EQ(back[0].rows, n);
+  EXPECT_LT(max_abs_diff(back[0], back[1]), 1e-12);
+
+  // A version-1 manifest over the k x d array is a damaged model.
+  write_file(v1 / "components.npy", read_file(v2 / "components.npy"));
+  const RunResult bad = run_kembed({"transform", "--model", v1.string(), "--input",
+                                    (dir / "x.csv").string(), "-o", (dir / "bad").string()},
+                                   2);
+  EXPECT_TRUE(bad.no_rank_succeeded()) << bad.describe();
+  EXPECT_TRUE(contains(bad.err, "the model is damaged")) << bad.err;
 }
 
 TEST(PcaCli, BadInputFailsCleanlyOnEveryRank) {

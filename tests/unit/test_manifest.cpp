@@ -364,6 +364,33 @@ TEST(Manifest, PcaFieldsAreChecked) {
   EXPECT_EQ(tampered(m, "n", nullptr), p + "'n' is missing (expected an integer from 2 to 2147483647)");
 }
 
+// Format 2 pca models hold the axes as rows (k x d); format 1 ones (d x k)
+// still load; other methods stay at version 1.
+TEST(Manifest, PcaFormatTwoHoldsAxesAsRowsAndNames) {
+  const std::string p = "M/manifest.json: field ";
+  Json v2 = pca();
+  v2["format_version"] = 2;
+  v2["components_orientation"] = "k x d";
+  v2["arrays"]["components"] = arrays_entry("components", 2, 3);
+  v2["feature_names"] = {"a", "b", "c"};
+  EXPECT_EQ(error_of(v2.dump()), "");
+  EXPECT_EQ(error_of(pca().dump()), "");
+  EXPECT_EQ(tampered(v2, "arrays.components.rows", 3),
+            p + "'arrays.components': expected shape (k, d) = (2, 3), found (3, 3)");
+  EXPECT_EQ(tampered(v2, "components_orientation", nullptr),
+            p + "'components_orientation' is missing (expected \"k x d\")");
+  EXPECT_EQ(tampered(pca(), "components_orientation", "k x d"),
+            p + "'components_orientation': expected \"d x k\", found \"k x d\"");
+  EXPECT_EQ(tampered(v2, "feature_names", Json::array({"a", "b"})),
+            p + "'feature_names': expected an array of d = 3 strings, found [\"a\",\"b\"]");
+  EXPECT_EQ(tampered(v2, "feature_names", Json::array({"a", 2, "c"})),
+            p + "'feature_names': entry 2: expected a string, found 2");
+  EXPECT_EQ(tampered(v2, "format_version", 3), "M/manifest.json: unsupported model format version");
+  Json kpca2 = kpca_poly();
+  kpca2["format_version"] = 2;
+  EXPECT_EQ(error_of(kpca2.dump()), "M/manifest.json: unsupported model format version");
+}
+
 // The accessors the readers use: after parse_manifest, reads of the checked
 // fields succeed; reads of others give the same kind of message.
 TEST(Manifest, TypedAccessors) {

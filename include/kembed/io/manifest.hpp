@@ -14,7 +14,13 @@ using Json = nlohmann::ordered_json;
 
 /// Format identifier and version written into every manifest.
 inline constexpr const char* kModelFormat = "kembed-model";
+/// The version of kpca, mds and ca models, and of pca models before
+/// kPcaModelFormatVersion (components d x k).
 inline constexpr int kModelFormatVersion = 1;
+/// The version of pca models written now: components k x d, one row per
+/// component (scikit-learn's components_), "components_orientation": "k x d".
+/// Version 1 pca models (d x k) still load.
+inline constexpr int kPcaModelFormatVersion = 2;
 
 /// Upper bound of n, d and k in a manifest: ScaLAPACK descriptors and the
 /// readers hold them in an int.
@@ -79,7 +85,8 @@ class ManifestFields {
 /// Format (every manifest):
 ///   PATH: not a valid model manifest: invalid JSON at line L, column C: ...
 ///   PATH: not a kembed model manifest          ("format" is not kModelFormat)
-///   PATH: unsupported model format version     ("format_version" is not 1)
+///   PATH: unsupported model format version     ("format_version" is not 1,
+///                                               or 2 for a pca model)
 ///   PATH: manifest 'method' is not a string
 ///   PATH: manifest lists no arrays              ("arrays" is not an object)
 ///   PATH: array 'NAME' has no file name
@@ -105,8 +112,11 @@ class ManifestFields {
 ///         sq_distance_grand_mean finite. Arrays: vectors n x k, eigenvalues
 ///         1 x k, sq_distance_row_means 1 x n, X n x d (points only).
 ///   pca   n in [2, ...]; d in [1, ...]; k in [1, min(n, d)]; whiten true or
-///         false; standardize, if present, true or false. Arrays: mean 1 x d,
-///         scale 1 x d, components d x k, eigenvalues 1 x k.
+///         false; standardize, if present, true or false; feature_names, if
+///         present, an array of d strings; components_orientation "k x d"
+///         (required by version 2; "d x k" if present in version 1). Arrays:
+///         mean 1 x d, scale 1 x d, eigenvalues 1 x k, components k x d
+///         (version 2) or d x k (version 1).
 /// An array's shape mismatch reads
 ///   PATH: field 'arrays.coefficients': expected shape (n, k) = (20, 2), found (20, 3)
 /// After this check, every read of these fields with ManifestFields (or

@@ -32,7 +32,8 @@ class ModelWriter {
   void add(const std::string& name, const Array& array);
   /// Records an array written to `name`.npy in dir() by other means.
   void add_written(const std::string& name, std::int64_t rows, std::int64_t cols);
-  /// Writes manifest.json: `manifest` plus format, version and array list.
+  /// Writes manifest.json: `manifest` plus format, version (kModelFormatVersion
+  /// unless `manifest` holds "format_version") and array list.
   void finish(Json manifest);
   const std::string& dir() const { return dir_; }
 

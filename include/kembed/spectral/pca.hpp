@@ -113,17 +113,22 @@ struct PcaProjection {
   std::vector<double> mean, scale;         ///< length d
   std::vector<double> explained_variance;  ///< length k
   bool whiten = false;
+  /// The axes array is k x d, one row per component (model format 2);
+  /// false: d x k, U_k as PcaResult::components holds it (format 1).
+  bool axes_as_rows = false;
 };
 
-/// What is wrong with a PCA model's shapes (`components` d x k, mean and
-/// scale of length d, k eigenvalues), or "" when they agree. Local.
+/// What is wrong with a PCA model's shapes (`components` k x d, or d x k
+/// when !axes_as_rows; mean and scale of length d, k eigenvalues), or ""
+/// when they agree. Local.
 std::string model_shape_error(const PcaProjection& model, const io::MatrixFile& components);
 
 /// Collective: the m x k embedding (row-major, rank 0 only) of the m new
 /// points in `points`: Z* = ((Y - mean) / scale) U_k, divided column-wise by
-/// sqrt(explained variance) when whitened. Y and U_k (`components`, d x k)
-/// are read block-cyclically and multiplied with pdgemm. A wrong feature
-/// count is an agreed error.
+/// sqrt(explained variance) when whitened. Y and the axes (`components`,
+/// k x d = U_k^T, or d x k = U_k when !axes_as_rows) are read
+/// block-cyclically and multiplied with pdgemm. A wrong feature count is an
+/// agreed error.
 std::vector<double> pca_transform(const PcaProjection& model, io::MatrixFile& components,
                                   io::MatrixFile& points, const BlacsGrid& grid, int block_size);
 
