@@ -136,9 +136,12 @@ struct RunResult {
 };
 
 /// Runs `mpiexec -np np kembed args...` and captures everything. `shell_prefix`
-/// goes before mpiexec in the shell command (e.g. "cd DIR && HOME=H ").
+/// goes before mpiexec in the shell command (e.g. "cd DIR && HOME=H ", or
+/// "cat FILE | " to feed standard input, with `stdin_source` ""); mpiexec
+/// forwards its standard input, `stdin_source` (a redirection), to rank 0.
 RunResult run_kembed(const std::vector<std::string>& args, int np,
-                     const std::string& shell_prefix = "") {
+                     const std::string& shell_prefix = "",
+                     const std::string& stdin_source = "</dev/null") {
   static int counter = 0;
   const fs::path dir = scratch_dir("runs/" + std::to_string(counter++));
   const std::string rank_file = (dir / "rank.").string();
@@ -154,7 +157,7 @@ RunResult run_kembed(const std::vector<std::string>& args, int np,
                         std::to_string(kMpiTimeoutSeconds) + " -np " + std::to_string(np) +
                         " /bin/sh -c " + sh_quote(script) + " sh";
   for (const auto& a : args) command += " " + sh_quote(a);
-  command += " </dev/null >" + sh_quote((dir / "stdout").string()) + " 2>" +
+  command += " " + stdin_source + " >" + sh_quote((dir / "stdout").string()) + " 2>" +
              sh_quote((dir / "stderr").string());
 
   RunResult r;

@@ -40,40 +40,6 @@ std::string r_csv(const Matrix& x) {
   return text;
 }
 
-/// Like run_kembed(), with the job's standard input taken from
-/// `stdin_source` (a shell redirection such as "< FILE") and a shell command
-/// `before` run first (e.g. starting a FIFO writer in the background).
-/// mpiexec forwards its standard input to rank 0.
-RunResult run_kembed_with(const std::vector<std::string>& args, int np, const std::string& before,
-                          const std::string& stdin_source) {
-  static int counter = 0;
-  const fs::path dir = scratch_dir("text-runs/" + std::to_string(counter++));
-  const std::string rank_file = (dir / "rank.").string();
-  const std::string file = sh_quote(rank_file) + "\"$OMPI_COMM_WORLD_RANK\"";
-  const std::string script = sh_quote(KEMBED_BINARY) + " \"$@\"; rc=$?; echo $rc > " + file +
-                             ".tmp && mv " + file + ".tmp " + file + "; exit $rc";
-  std::string command = before + sh_quote(MPIEXEC) + " --oversubscribe --timeout " +
-                        std::to_string(kMpiTimeoutSeconds) + " -np " + std::to_string(np) +
-                        " /bin/sh -c " + sh_quote(script) + " sh";
-  for (const auto& a : args) command += " " + sh_quote(a);
-  command += " " + stdin_source + " >" + sh_quote((dir / "stdout").string()) + " 2>" +
-             sh_quote((dir / "stderr").string());
-  RunResult r;
-  r.command = command;
-  r.np = np;
-  const auto start = std::chrono::steady_clock::now();
-  const int raw = std::system(command.c_str());
-  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  r.status = raw != -1 && WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  r.out = read_file(dir / "stdout");
-  r.err = read_file(dir / "stderr");
-  for (int rank = 0; rank < np; ++rank) {
-    const std::string text = read_file(rank_file + std::to_string(rank));
-    r.rank_status.push_back(text.empty() ? -1 : std::atoi(text.c_str()));
-  }
-  return r;
-}
-
 std::vector<std::string> kpca_args(const std::string& input, const fs::path& out) {
   return {"kpca", "--input", input, "--kernel", "rbf", "--gamma", "0.5", "--components", "2",
           "--solver", "evd", "--output-dir", out.string(), "--quiet"};
@@ -158,7 +124,7 @@ TEST_F(TextInput, PandasAndRFilesGiveThePlainFilesEmbedding) {
 }
 
 TEST_F(TextInput, StandardInputFromAPipe) {
-  const RunResult r = run_kembed_with(kpca_args("-", dir_ / "stdin"), 2,
+  const RunResult r = run_kembed(kpca_args("-", dir_ / "stdin"), 2,
                                       "cat " + sh_quote((dir_ / "plain.csv").string()) + " | ", "");
   ASSERT_TRUE(r.all_ranks_succeeded()) << r.describe();
   const KpcaOutput out = output_of(dir_ / "stdin");
@@ -175,7 +141,7 @@ TEST_F(TextInput, FifoWithALiveWriter) {
                              sh_quote("cat " + sh_quote((dir_ / "plain.csv").string()) + " > " +
                                       sh_quote(fifo.string())) +
                              " & ";
-  const RunResult r = run_kembed_with(kpca_args(fifo.string(), dir_ / "fifo"), 1, writer, "</dev/null");
+  const RunResult r = run_kembed(kpca_args(fifo.string(), dir_ / "fifo"), 1, writer, "</dev/null");
   ASSERT_TRUE(r.all_ranks_succeeded()) << r.describe();
   expect_same_embedding(output_of(dir_ / "fifo"), reference_, "FIFO");
 }
