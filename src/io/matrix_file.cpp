@@ -63,7 +63,10 @@ std::pair<std::string, std::string> split_dataset(const std::string& path) {
 
 std::unique_ptr<MatrixFile> open_matrix_file(const Comm& comm, const std::string& given_path,
                                              const FileHints& hints) {
-  const auto [path, named_dataset] = split_dataset(given_path);
+  // Named variables, not a structured binding: lambdas below capture them.
+  const std::pair<std::string, std::string> split = split_dataset(given_path);
+  const std::string& path = split.first;
+  const std::string& named_dataset = split.second;
   const std::string ext = extension_of(path);
   // Rank 0 looks at the first bytes of a file that is not .npy or .bin, so
   // that HDF5 is recognized whatever its name and a compressed or binary file
