@@ -12,7 +12,7 @@ KEMBED_PACKAGES=(build-essential cmake pkg-config openmpi-bin libopenmpi-dev
 # Only for tests and reports, not for building or running kembed: a local SLURM
 # cluster (tests/slurm), the scaling plot of jobs/report.py, and the Python
 # package python/ (numpy, pytest; scikit-learn only for an optional comparison).
-KEMBED_TEST_PACKAGES=(slurm-wlm munge python3-matplotlib python3-numpy python3-pytest)
+KEMBED_TEST_PACKAGES=(slurm-wlm munge python3-matplotlib python3-numpy python3-pytest python3-venv python3-pip)
 # Only for scripts/fuzz: clang, its libFuzzer and sanitizer runtimes, and
 # llvm-symbolizer (llvm-14) for readable stack traces in crash reports.
 KEMBED_FUZZ_PACKAGES=(clang libclang-rt-14-dev llvm-14)
