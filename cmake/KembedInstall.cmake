@@ -14,12 +14,13 @@ else()
   set(KEMBED_HAVE_ELPA FALSE)
 endif()
 
-install(TARGETS kembed RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(TARGETS kembed RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime)
 install(TARGETS kembed_lib EXPORT kembedTargets
-        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT dev
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/kembed DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-install(EXPORT kembedTargets NAMESPACE kembed:: DESTINATION ${KEMBED_CMAKE_DIR})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/kembed DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+        COMPONENT dev)
+install(EXPORT kembedTargets NAMESPACE kembed:: DESTINATION ${KEMBED_CMAKE_DIR} COMPONENT dev)
 
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/kembedConfig.cmake.in
                               ${PROJECT_BINARY_DIR}/kembedConfig.cmake
@@ -30,7 +31,7 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/kembedConfigVersion.cmake
 install(FILES ${PROJECT_BINARY_DIR}/kembedConfig.cmake
               ${PROJECT_BINARY_DIR}/kembedConfigVersion.cmake
               ${PROJECT_SOURCE_DIR}/cmake/FindScaLAPACK.cmake
-        DESTINATION ${KEMBED_CMAKE_DIR})
+        DESTINATION ${KEMBED_CMAKE_DIR} COMPONENT dev)
 
 # pkg-config: libkembed is static, so Libs lists everything it needs, as CMake
 # found it (full paths); system include directories are left out.
@@ -70,28 +71,32 @@ string(STRIP "${KEMBED_PC_LIBS}" KEMBED_PC_LIBS)
 file(RELATIVE_PATH KEMBED_PC_TO_PREFIX "/p/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/p")
 string(REGEX REPLACE "/$" "" KEMBED_PC_TO_PREFIX "${KEMBED_PC_TO_PREFIX}")
 configure_file(${PROJECT_SOURCE_DIR}/cmake/kembed.pc.in ${PROJECT_BINARY_DIR}/kembed.pc @ONLY)
-install(FILES ${PROJECT_BINARY_DIR}/kembed.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+install(FILES ${PROJECT_BINARY_DIR}/kembed.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig
+        COMPONENT dev)
 
 # The pure-Python package (python/kembed) under share/, for kembed-plot; pip
 # installs the same package with its own kembed-plot entry point.
 set(KEMBED_PYTHON_DIR ${CMAKE_INSTALL_DATADIR}/kembed/python)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/python/kembed DESTINATION ${KEMBED_PYTHON_DIR}
-        PATTERN __pycache__ EXCLUDE)
+        COMPONENT runtime PATTERN __pycache__ EXCLUDE)
 file(RELATIVE_PATH KEMBED_BIN_TO_PYTHON "/p/${CMAKE_INSTALL_BINDIR}" "/p/${KEMBED_PYTHON_DIR}")
 configure_file(${PROJECT_SOURCE_DIR}/cmake/kembed-plot.in ${PROJECT_BINARY_DIR}/kembed-plot @ONLY)
-install(PROGRAMS ${PROJECT_BINARY_DIR}/kembed-plot DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(PROGRAMS ${PROJECT_BINARY_DIR}/kembed-plot DESTINATION ${CMAKE_INSTALL_BINDIR}
+        COMPONENT runtime)
 
 install(FILES ${PROJECT_SOURCE_DIR}/LICENSE ${PROJECT_SOURCE_DIR}/README.md
-        DESTINATION ${CMAKE_INSTALL_DOCDIR})
+        DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT runtime)
 
 # cpack (and `make install`) would otherwise build every target first, the
 # tests included; kembed and its library are what gets installed, and they
 # are built by then.
 set(CMAKE_SKIP_INSTALL_ALL_DEPENDENCY TRUE)
 
-# `cpack -G DEB` in the build tree: one package with the binary, the library,
-# headers and the CMake/pkg-config files; Debian dependencies from
-# dpkg-shlibdeps on the binary.
+# `cpack -G DEB` in the build tree, Debian's split: kembed (the binary,
+# kembed-plot, documentation; dependencies from dpkg-shlibdeps) and
+# kembed-dev (static library, headers, CMake package and pkg-config file;
+# depends on kembed of the same version and on the -dev packages a consumer
+# compiles and links against).
 set(CPACK_PACKAGE_NAME kembed)
 set(CPACK_PACKAGE_VENDOR "the kembed project")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY
@@ -109,4 +114,18 @@ if(MPI_CXX_LIBRARY_VERSION_STRING MATCHES "Open MPI" OR MPI_CXX_LIBRARIES MATCHE
   set(CPACK_DEBIAN_PACKAGE_DEPENDS "openmpi-bin")
 endif()
 set(CPACK_PACKAGE_CONTACT "the kembed project")
+set(CPACK_DEB_COMPONENT_INSTALL ON)
+set(CPACK_COMPONENTS_ALL runtime dev)
+set(CPACK_DEBIAN_RUNTIME_PACKAGE_NAME kembed)
+set(CPACK_DEBIAN_DEV_PACKAGE_NAME kembed-dev)
+set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)
+set(KEMBED_DEV_DEPENDS "kembed (= ${PROJECT_VERSION}), libscalapack-openmpi-dev, libopenmpi-dev, libboost-program-options-dev, nlohmann-json3-dev")
+if(KEMBED_HAVE_HDF5)
+  string(APPEND KEMBED_DEV_DEPENDS ", libhdf5-openmpi-dev")
+endif()
+if(KEMBED_HAVE_ELPA)
+  string(APPEND KEMBED_DEV_DEPENDS ", libelpa-dev")
+endif()
+set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS "${KEMBED_DEV_DEPENDS}")
+set(CPACK_DEBIAN_DEV_PACKAGE_SHLIBDEPS OFF)
 include(CPack)

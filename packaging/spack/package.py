@@ -1,6 +1,7 @@
 # Spack recipe for kembed. Copy this directory into a Spack repository
 # (packages/kembed/package.py) and `spack install kembed`; see the README.
-# Not tested here: the development machines have no Spack.
+# No Spack on the development machines: tests/install/test_spack_recipe.py
+# evaluates this recipe with a stand-in and configures kembed with its arguments.
 
 from spack.package import *
 
