@@ -299,4 +299,32 @@ TEST(CliCa, BadTablesAreRefusedOnEveryRankAndDropEmptySaysSo) {
   EXPECT_EQ(Json::parse(read_file(out / "run.json"))["dropped_rows"], Json::array({"3"}));
 }
 
+// The example configs run as written (their keys are valid options), and the
+// smoking table gives the principal inertias published for it (Greenacre,
+// "Correspondence Analysis in Practice": 0.07476, 0.01002 of a total 0.08519).
+TEST(CliCa, ExampleConfigsRunAndTheSmokingTableGivesItsPublishedInertias) {
+  const fs::path dir = scratch_dir("ca_configs");
+  const std::string src = KEMBED_SOURCE_DIR;
+  const RunResult r = run_kembed({"ca", "--config", src + "/configs/ca-smoke.ini", "--input",
+                                  src + "/docs/data/smoke.csv", "--output-dir",
+                                  (dir / "smoke").string()},
+                                 2);
+  ASSERT_TRUE(r.all_ranks_succeeded()) << r.describe();
+  const Json report = Json::parse(read_file(dir / "smoke" / "run.json"));
+  EXPECT_NEAR(report["total_inertia"].get<double>(), 0.08519, 5e-6);
+  const Csv inertias = read_result_csv(dir / "smoke" / "inertias.csv");
+  ASSERT_EQ(inertias.data.rows, 2u);
+  EXPECT_NEAR(inertias.data(0, 0), 0.07476, 5e-6);
+  EXPECT_NEAR(inertias.data(1, 0), 0.01002, 5e-6);
+  EXPECT_EQ(read_points(dir / "smoke" / "rows.csv").labels,
+            (std::vector<std::string>{"SM", "JM", "SE", "JE", "SC"}));
+
+  const RunResult m = run_kembed({"mca", "--config", src + "/configs/mca-survey.ini", "--input",
+                                  src + "/docs/data/survey.csv", "--output-dir",
+                                  (dir / "survey").string()},
+                                 2);
+  ASSERT_TRUE(m.all_ranks_succeeded()) << m.describe();
+  EXPECT_EQ(Json::parse(read_file(dir / "survey" / "run.json"))["components"], 2);
+}
+
 }  // namespace
