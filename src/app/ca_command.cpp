@@ -255,7 +255,10 @@ po::options_description mca_options() {
   po::options_description input("input");
   input.add_options()("input,i", po::value<std::string>(),
                       "CSV of categorical variables: a header of variable names, one row per "
-                      "individual, categories as text or integers");
+                      "individual, categories as text or integers")(
+      "id-column", po::value<std::string>(),
+      "the column (header name or 1-based number) of row ids: not a variable; the ids label "
+      "rows.csv");
   po::options_description all;
   all.add(input)
       .add(OutputOptions::description())
@@ -267,11 +270,14 @@ po::options_description mca_options() {
 void run_mca(const po::variables_map& vm, const Comm& world) {
   if (!vm.count("input")) throw Error("mca needs --input CATEGORICAL.csv");
   const std::string path = vm["input"].as<std::string>();
+  const std::string id_column = vm.count("id-column") ? vm["id-column"].as<std::string>() : "";
+  if (vm.count("id-column") && id_column.empty())
+    throw Error("--id-column needs a column name or number");
   const OutputOptions output(vm);
   const SolveOptions solve(vm);
   const CaSettings settings = settings_from(solve, CaOptions(vm));
   Job job("mca", output, solve.layout, {path},
-          [&](const Comm& c) { return io::open_indicator_matrix(c, path); });
+          [&](const Comm& c) { return io::open_indicator_matrix(c, path, id_column); });
   job.with_dry_run(solve, [&](const io::MatrixFile& file, const BlacsGrid& grid) {
     return ca_problem_shape(file.rows(), file.cols(), settings, grid.nprow(), grid.npcol());
   });

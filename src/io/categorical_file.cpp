@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -61,13 +62,35 @@ bool is_integer(const std::string& s, long long& value) {
   return errno == 0 && *end == '\0';
 }
 
+// The 0-based column of `id` (a header name, or a 1-based number when all
+// digits) among the header's cells.
+std::size_t id_column_index(const std::string& id, const std::vector<std::string>& header,
+                            const std::string& where) {
+  if (id.find_first_not_of("0123456789") == std::string::npos) {
+    const std::size_t k = id.size() > 9 ? SIZE_MAX : std::stoul(id);
+    if (k < 1 || k > header.size())
+      throw Error(where + ": --id-column " + id + ": columns are numbered 1 to " +
+                  std::to_string(header.size()));
+    return k - 1;
+  }
+  const auto found = std::find(header.begin(), header.end(), id);
+  if (found == header.end()) {
+    std::string list;
+    for (const std::string& h : header) list += (list.empty() ? "" : ", ") + h;
+    throw Error(where + ": --id-column '" + id + "' is not in the header (" + list + ")");
+  }
+  return std::size_t(found - header.begin());
+}
+
 }  // namespace
 
-CategoricalTable parse_categorical(std::string_view text, const std::string& name) {
+CategoricalTable parse_categorical(std::string_view text, const std::string& name,
+                                   const std::string& id_column) {
   CategoricalTable table;
   std::vector<std::vector<std::string>> cells;  // per data row
   std::vector<std::int64_t> line_of;            // 1-based line number per data row
   char delimiter = ',';
+  std::size_t id_at = SIZE_MAX;  // file column of the ids, if any
   std::int64_t line_number = 0;
   std::size_t pos = 0;
   if (text.substr(0, 3) == "\xEF\xBB\xBF") pos = 3;
@@ -93,15 +116,28 @@ CategoricalTable parse_categorical(std::string_view text, const std::string& nam
         if (!seen.insert(v).second)
           throw Error(where + ": the header names variable '" + v + "' twice");
       }
+      if (!id_column.empty()) {
+        id_at = id_column_index(id_column, table.variables, where);
+        table.variables.erase(table.variables.begin() + std::ptrdiff_t(id_at));
+        if (table.variables.empty())
+          throw Error(where + ": the id column is the only column; no variable is left");
+      }
       continue;
     }
     std::vector<std::string> row = split(line, delimiter, where);
-    if (row.size() != table.variables.size())
+    const std::size_t expected = table.variables.size() + (id_at == SIZE_MAX ? 0 : 1);
+    if (row.size() != expected)
       throw Error(where + ": " + std::to_string(row.size()) + " cells, but the header names " +
-                  std::to_string(table.variables.size()) + " variables");
+                  std::to_string(table.variables.size()) + " variables" +
+                  (id_at == SIZE_MAX ? "" : " and the id column"));
+    if (id_at != SIZE_MAX) {
+      table.ids.push_back(std::move(row[id_at]));
+      row.erase(row.begin() + std::ptrdiff_t(id_at));
+    }
     for (std::size_t q = 0; q < row.size(); ++q)
       if (row[q].empty())
-        throw Error(where + ", column " + std::to_string(q + 1) + " (variable '" +
+        throw Error(where + ", column " + std::to_string(q + 1 + (q >= id_at ? 1 : 0)) +
+                    " (variable '" +
                     table.variables[q] +
                     "'): empty cell; code a missing answer as a category of its own");
     cells.push_back(std::move(row));
@@ -145,11 +181,13 @@ namespace {
 class IndicatorMatrixFile : public MatrixFile {
  public:
   IndicatorMatrixFile(std::string path, std::int64_t rows, std::vector<std::int64_t> offsets,
-                      std::vector<std::int32_t> codes, std::vector<std::string> names)
+                      std::vector<std::int32_t> codes, std::vector<std::string> names,
+                      std::vector<std::string> ids)
       : MatrixFile(std::move(path), rows, offsets.back()),
         offsets_(std::move(offsets)),
         codes_(std::move(codes)),
-        names_(std::move(names)) {}
+        names_(std::move(names)),
+        ids_(std::move(ids)) {}
 
   std::string format() const override { return "categorical"; }
 
@@ -168,19 +206,22 @@ class IndicatorMatrixFile : public MatrixFile {
   }
 
   std::vector<std::string> column_names() const override { return names_; }
+  std::vector<std::string> row_ids() const override { return ids_; }
 
  private:
   std::vector<std::int64_t> offsets_;  ///< first indicator column of each variable, then J
   std::vector<std::int32_t> codes_;    ///< rows x Q, on every rank
   std::vector<std::string> names_;     ///< rank 0 only
+  std::vector<std::string> ids_;       ///< rank 0 only; empty without an id column
 };
 
 }  // namespace
 
-std::unique_ptr<MatrixFile> open_indicator_matrix(const Comm& comm, const std::string& path) {
+std::unique_ptr<MatrixFile> open_indicator_matrix(const Comm& comm, const std::string& path,
+                                                  const std::string& id_column) {
   std::vector<std::int64_t> offsets;
   std::vector<std::int32_t> codes;
-  std::vector<std::string> names;
+  std::vector<std::string> names, ids;
   long long rows = 0;
   collectively(comm, [&] {
     if (!comm.is_root()) return;
@@ -188,7 +229,8 @@ std::unique_ptr<MatrixFile> open_indicator_matrix(const Comm& comm, const std::s
     if (!in) throw Error(path + ": cannot open the categorical table for reading");
     std::ostringstream text;
     text << in.rdbuf();
-    CategoricalTable table = parse_categorical(text.str(), path);
+    CategoricalTable table = parse_categorical(text.str(), path, id_column);
+    ids = std::move(table.ids);
     rows = table.rows;
     offsets.push_back(0);
     for (std::size_t q = 0; q < table.variables.size(); ++q) {
@@ -201,7 +243,7 @@ std::unique_ptr<MatrixFile> open_indicator_matrix(const Comm& comm, const std::s
   comm.broadcast(offsets);
   comm.broadcast(codes);
   return std::make_unique<IndicatorMatrixFile>(path, rows, std::move(offsets), std::move(codes),
-                                               std::move(names));
+                                               std::move(names), std::move(ids));
 }
 
 }  // namespace kembed::io

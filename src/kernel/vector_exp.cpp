@@ -22,6 +22,7 @@ template <int Lanes>
 struct Simd {
   typedef double Real __attribute__((vector_size(Lanes * sizeof(double))));
   typedef std::int64_t Int __attribute__((vector_size(Lanes * sizeof(double))));
+  typedef std::uint64_t UInt __attribute__((vector_size(Lanes * sizeof(double))));
 };
 
 // Coefficients c2..c12 of e^r ~ 1 + r + c2 r^2 + ... + c12 r^12 on
@@ -49,7 +50,7 @@ constexpr double kLn2Lo = 0x1.a39ef35793c76p-33;
 constexpr double kShifter = 0x1.8p52;
 
 // exp of every lane of x, in place. Inlined into each instruction set's loop.
-template <class Real, class Int>
+template <class Real, class Int, class UInt>
 __attribute__((always_inline)) inline void exp_lanes(Real& x) {
   const Real zero{};
   // Below -708 the result is subnormal or 0: scale by 2^(k + 64), then by
@@ -82,8 +83,11 @@ __attribute__((always_inline)) inline void exp_lanes(Real& x) {
   factor = huge ? zero + 0x1p64 : factor;
   // The low bits of shifted + bias hold k + bias (the shifter's own low 52
   // bits are 2^51, which the shift by 52 drops): the exponent field of
-  // 2^(k + bias) is k + bias + 1023, in [11, 2046].
-  const Real scale = reinterpret_cast<Real>((reinterpret_cast<Int>(shifted + bias) + 1023) << 52);
+  // 2^(k + bias) is k + bias + 1023, in [11, 2046]. Unsigned lanes: the
+  // shift pushes the double's own exponent bits out, which would overflow
+  // a signed lane.
+  const Real scale =
+      reinterpret_cast<Real>((reinterpret_cast<UInt>(shifted + bias) + 1023u) << 52);
   x = expr * scale * factor;
 }
 
@@ -119,12 +123,13 @@ __attribute__((always_inline)) inline void exp_array(double* values, std::size_t
                                                      const Argument& argument) {
   using Real = typename Simd<Lanes>::Real;
   using Int = typename Simd<Lanes>::Int;
+  using UInt = typename Simd<Lanes>::UInt;
   std::size_t i = 0;
   for (; i + Lanes <= count; i += Lanes) {
     Real x;
     std::memcpy(&x, values + i, sizeof x);
     argument(x, i, Lanes);
-    exp_lanes<Real, Int>(x);
+    exp_lanes<Real, Int, UInt>(x);
     std::memcpy(values + i, &x, sizeof x);
   }
   if (i < count) {
@@ -132,7 +137,7 @@ __attribute__((always_inline)) inline void exp_array(double* values, std::size_t
     Real x{};
     std::memcpy(&x, values + i, left * sizeof(double));
     argument(x, i, left);
-    exp_lanes<Real, Int>(x);
+    exp_lanes<Real, Int, UInt>(x);
     std::memcpy(values + i, &x, left * sizeof(double));
   }
 }

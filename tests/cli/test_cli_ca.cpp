@@ -324,7 +324,13 @@ TEST(CliCa, ExampleConfigsRunAndTheSmokingTableGivesItsPublishedInertias) {
                                   (dir / "survey").string()},
                                  2);
   ASSERT_TRUE(m.all_ranks_succeeded()) << m.describe();
-  EXPECT_EQ(Json::parse(read_file(dir / "survey" / "run.json"))["components"], 2);
+  const Json survey = Json::parse(read_file(dir / "survey" / "run.json"));
+  EXPECT_EQ(survey["components"], 2);
+  EXPECT_EQ(survey["variables"], 3);  // the respondent column is an id, not a variable
+  const auto respondents = read_points(dir / "survey" / "rows.csv").labels;
+  ASSERT_EQ(respondents.size(), 40u);
+  EXPECT_EQ(respondents.front(), "r01");
+  EXPECT_EQ(respondents.back(), "r40");
 }
 
 }  // namespace

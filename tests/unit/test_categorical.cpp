@@ -42,4 +42,37 @@ TEST(Categorical, MalformedTablesNameTheLine) {
   EXPECT_EQ(failure("a,b\n\"x,1\n"), "t.csv:2: a quoted cell is not closed on its line");
 }
 
+// An id column (by name or 1-based number) is kept as row ids and is not a
+// variable; the codes are those of the same table without it.
+TEST(Categorical, IdColumnIsKeptAsRowIdsNotAsAVariable) {
+  const std::string text = "colour,who,size\nred,r1,10\nblue,r2,2\nred,,2\n";
+  for (const std::string id : {"who", "2"}) {
+    const auto t = io::parse_categorical(text, "t.csv", id);
+    EXPECT_EQ(t.variables, (std::vector<std::string>{"colour", "size"}));
+    EXPECT_EQ(t.ids, (std::vector<std::string>{"r1", "r2", ""}));
+    const auto plain = io::parse_categorical("colour,size\nred,10\nblue,2\nred,2\n", "t.csv");
+    EXPECT_EQ(t.codes, plain.codes);
+    EXPECT_EQ(t.levels, plain.levels);
+  }
+  EXPECT_TRUE(io::parse_categorical("colour,who\nred,r1\n", "t.csv").ids.empty());
+  auto id_failure = [&](const std::string& body, const std::string& id) {
+    try {
+      io::parse_categorical(body, "t.csv", id);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_EQ(id_failure(text, "name"),
+            "t.csv:1: --id-column 'name' is not in the header (colour, who, size)");
+  EXPECT_EQ(id_failure(text, "4"), "t.csv:1: --id-column 4: columns are numbered 1 to 3");
+  EXPECT_EQ(id_failure("who\nr1\n", "who"),
+            "t.csv:1: the id column is the only column; no variable is left");
+  EXPECT_EQ(id_failure("a,who,b\n1,r1,\n", "who"),
+            "t.csv:2, column 3 (variable 'b'): empty cell; code a missing answer as a category "
+            "of its own");
+  EXPECT_EQ(id_failure("a,who\n1\n", "who"),
+            "t.csv:2: 1 cells, but the header names 1 variables and the id column");
+}
+
 }  // namespace

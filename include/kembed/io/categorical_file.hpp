@@ -20,6 +20,7 @@ struct CategoricalTable {
   std::vector<std::vector<std::string>> levels;  ///< per variable, in code order
   std::int64_t rows = 0;
   std::vector<std::int32_t> codes;  ///< rows x Q row-major, 0-based category indices
+  std::vector<std::string> ids;     ///< one per row from the id column; empty without one
 };
 
 /// Parses `text` (`name` starts every error message). The first non-blank
@@ -29,14 +30,19 @@ struct CategoricalTable {
 /// Categories are sorted: numerically when every cell of the variable is an
 /// integer, otherwise as byte strings. An empty cell, a ragged line, a
 /// duplicate or empty variable name, or no data line are Errors naming the
-/// line (and column).
-CategoricalTable parse_categorical(std::string_view text, const std::string& name);
+/// line (and column). `id_column` (a header name, or a 1-based column number
+/// when all digits; empty: none) is a column of row ids, kept as text and
+/// not a variable; an id column that does not exist is an Error listing the
+/// header.
+CategoricalTable parse_categorical(std::string_view text, const std::string& name,
+                                   const std::string& id_column = "");
 
 /// Collective: rank 0 reads and parses the categorical table at `path`; every
 /// rank gets the codes, and the handle serves the n x J indicator matrix
 /// (J = total number of categories; entry 1 where row i takes category j)
-/// without storing it. Column names ("variable:category") are on rank 0.
-/// Errors are agreed.
-std::unique_ptr<MatrixFile> open_indicator_matrix(const Comm& comm, const std::string& path);
+/// without storing it. Column names ("variable:category") and the row ids of
+/// `id_column` (see parse_categorical) are on rank 0. Errors are agreed.
+std::unique_ptr<MatrixFile> open_indicator_matrix(const Comm& comm, const std::string& path,
+                                                  const std::string& id_column = "");
 
 }  // namespace kembed::io
