@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "kembed/app/driver.hpp"
+#include "kembed/approx/nystrom.hpp"
 #include "kembed/core/error.hpp"
 #include "kembed/io/csv_writer.hpp"
 #include "kembed/io/model.hpp"
@@ -57,6 +58,161 @@ struct InverseOptions {
   }
 };
 
+// --approx nystrom, --landmarks, --landmark-selection, --landmark-rcond,
+// --panel-rows: the approximate tier (Nystrom kernel PCA).
+struct ApproxOptions {
+  bool nystrom = false;
+  std::int64_t landmarks = 0;
+  approx::LandmarkSelection selection = approx::LandmarkSelection::uniform;
+  double rcond = approx::kDefaultLandmarkRcond;
+  std::int64_t panel_rows = 0;
+  std::uint64_t seed = 0;
+
+  static po::options_description description() {
+    po::options_description d("approximation");
+    // clang-format off
+    d.add_options()
+        ("approx", po::value<std::string>(), "nystrom: kernel PCA of the Nystrom approximation "
+         "from --landmarks M points, streamed (memory O(M^2 + panel) per rank)")
+        ("landmarks", po::value<std::int64_t>(), "number of landmarks M of --approx nystrom "
+         "(components <= M <= n)")
+        ("landmark-selection", po::value<std::string>()->default_value("uniform"),
+         "uniform (sampling without replacement) or kmeans++ (D^2 sampling), both from --seed")
+        ("landmark-rcond", po::value<double>()->default_value(approx::kDefaultLandmarkRcond),
+         "drop the directions of W = K(L, L) with eigenvalue <= this times the largest")
+        ("panel-rows", po::value<std::int64_t>(), "rows per streamed panel of --approx nystrom "
+         "(default: about 4M numbers per panel)");
+    // clang-format on
+    return d;
+  }
+
+  explicit ApproxOptions(const po::variables_map& vm) {
+    if (vm.count("approx")) {
+      const std::string method = vm["approx"].as<std::string>();
+      if (method != "nystrom")
+        throw Error("--approx expects nystrom, got '" + method + "'");
+      nystrom = true;
+      if (!vm.count("landmarks")) throw Error("--approx nystrom needs --landmarks M");
+    }
+    const bool tuned = !vm["landmark-selection"].defaulted() ||
+                       !vm["landmark-rcond"].defaulted() || vm.count("panel-rows");
+    if (!nystrom && (vm.count("landmarks") || tuned))
+      throw Error("--landmarks, --landmark-selection, --landmark-rcond and --panel-rows apply to "
+                  "--approx nystrom only");
+    if (!nystrom) return;
+    landmarks = vm["landmarks"].as<std::int64_t>();
+    if (landmarks < 1) throw Error("--landmarks must be at least 1, got " + std::to_string(landmarks));
+    selection = approx::parse_landmark_selection(vm["landmark-selection"].as<std::string>());
+    rcond = vm["landmark-rcond"].as<double>();
+    if (!(rcond >= 0 && rcond < 1))
+      throw Error("--landmark-rcond must be in [0, 1), got " + std::to_string(rcond));
+    if (vm.count("panel-rows")) {
+      panel_rows = vm["panel-rows"].as<std::int64_t>();
+      if (panel_rows < 1) throw Error("--panel-rows must be at least 1");
+    }
+    const std::int64_t s = vm["seed"].as<std::int64_t>();
+    if (s < 0) throw Error("--seed must be at least 0");
+    seed = static_cast<std::uint64_t>(s);
+  }
+};
+
+std::string eigenvalues_csv(const approx::NystromResult& r) {
+  std::vector<double> table;
+  for (std::size_t j = 0; j < r.eigenvalues.size(); ++j) {
+    table.push_back(r.eigenvalues[j]);
+    table.push_back(r.explained_ratio[j]);
+  }
+  return io::format_csv({"eigenvalue", "explained_variance_ratio"}, table);
+}
+
+// Collective: writes the Nystrom model/ (what z(x) = k(x, L) P - offset needs).
+void save_nystrom_model(Run& run, const approx::NystromResult& r) {
+  const approx::NystromModel& m = r.model;
+  const std::string dir = run.staged_path("model");
+  Json manifest = run.manifest_header();
+  manifest["approximation"] = "nystrom";
+  manifest["n"] = r.n;
+  manifest["d"] = m.d;
+  manifest["k"] = m.k;
+  manifest["landmarks"] = m.m;
+  manifest["kernel"] = kernel_report(m.kernel);
+  manifest["embedding_scale"] = "sqrt(eigenvalue)";
+  manifest["projection_definition"] =
+      "z(x) = k(x, landmarks) projection - offset; projection = W^-1/2 U, offset = U^T mu";
+  run.on_root([&] {
+    io::ModelWriter writer(dir);
+    writer.add("landmarks", {m.m, m.d, m.landmarks});
+    writer.add("projection", {m.m, m.k, m.projection});
+    writer.add("offset", {1, m.k, m.offset});
+    writer.add("eigenvalues", {1, m.k, r.eigenvalues});
+    writer.finish(manifest);
+  });
+}
+
+// The Nystrom branch of kpca: fit, write, report.
+void run_nystrom(Run& run, const ApproxOptions& approx_options, const Kernel& kernel, int k) {
+  const Comm& world = run.world();
+  approx::NystromSettings settings;
+  settings.kernel = kernel;
+  settings.components = k;
+  settings.landmarks = approx_options.landmarks;
+  settings.selection = approx_options.selection;
+  settings.seed = approx_options.seed;
+  settings.rcond = approx_options.rcond;
+  settings.panel_rows = approx_options.panel_rows;
+  const approx::NystromResult result =
+      approx::fit_nystrom(run.input(), world, settings, run.timer());
+
+  run.timer().start("write");
+  run.write_rows("embedding.csv", io::numbered_columns("c", k), result.embedding);
+  run.write("eigenvalues.csv", [&] { return eigenvalues_csv(result); });
+  save_nystrom_model(run, result);
+
+  Json& report = run.report;
+  const std::int64_t n = result.n, d = result.model.d;
+  report["n"] = n;
+  report["d"] = d;
+  report["components"] = k;
+  report["kernel"] = kernel_report(result.model.kernel);
+  report["approximation"] = {
+      {"method", "nystrom"},
+      {"landmarks", result.model.m},
+      {"landmark_selection", approx::landmark_selection_name(settings.selection)},
+      {"seed", settings.seed},
+      {"rcond", settings.rcond},
+      {"directions_kept", result.kept},
+      {"dropped_directions", result.dropped},
+      {"w_largest_eigenvalue", result.w_largest},
+      {"w_smallest_kept_eigenvalue", result.w_smallest_kept},
+      {"pass1_accumulates", result.gram_route ? "C^T C (then B^T C^T C B)" : "F^T F"},
+      {"passes_over_data", result.passes},
+      {"panel_rows", result.panel_rows},
+      {"feature_map", "F = C B, C = K(X, L), B = Q_r diag(s_r)^-1/2 from W = K(L, L) = Q diag(s) Q^T"},
+  };
+  report["solver_used"] = "dsyevd of the r x r covariance S = F^T F - n mu mu^T";
+  report["centering"] =
+      "feature mean of the approximation removed: S = F^T F - n mu mu^T, mu = F^T 1 / n "
+      "(the eigenvalues of J C W^+ C^T J, J = I - 11^T/n)";
+  report["eigenvalues"] = result.eigenvalues;
+  report["eigenvalue_definition"] =
+      "eigenvalues of the centered approximate n x n kernel J C W^+ C^T J (exact kpca's scale; "
+      "equal to exact kpca's when every sample is a landmark)";
+  report["explained_variance_ratio"] = result.explained_ratio;
+  report["trace_centered_kernel"] = result.trace;
+  report["embedding_scale"] = "z_j = (F - 1 mu^T) u_j = sqrt(lambda_j) v_j";
+  report["sign_convention"] = "largest |entry| of each embedding column is positive";
+  std::vector<std::pair<std::string, double>> items =
+      approx::nystrom_memory(n, d, result.model.m, k, world.size(), result.panel_rows,
+                             settings.selection);
+  double estimate = 0;
+  for (const auto& item : items) estimate += item.second;
+  report["memory_estimate_bytes_per_rank"] = estimate;
+  run.summary = "n = " + std::to_string(n) + ", k = " + std::to_string(k) + ", Nystrom with " +
+                std::to_string(result.model.m) + " landmarks (" +
+                std::to_string(result.dropped) + " directions dropped), " +
+                std::to_string(world.size()) + " ranks";
+}
+
 // Collective: the kernel ridge pre-image map fitted on the training
 // embedding A diag(lambda) (the product apply_inverse_map rebuilds).
 InverseMap fit_inverse(const Comm& world, io::MatrixFile& file, const KpcaResult& r, int k,
@@ -108,6 +264,30 @@ void save_model(Run& run, const KpcaResult& r, int k, const InverseMap* inverse,
   });
 }
 
+// Collective: z(x) = k(x, L) P - offset for every point.
+Projection project_nystrom(const io::Model& model, io::MatrixFile& points, const Comm& comm) {
+  approx::NystromModel m;
+  collectively(comm, [&] {
+    m.kernel.type = Kernel::parse(model.choice("kernel.name", io::manifest_kernel_names()));
+    if (model.has("kernel.gamma")) m.kernel.gamma = model.positive("kernel.gamma");
+    if (model.has("kernel.degree"))
+      m.kernel.degree = static_cast<int>(model.integer("kernel.degree", 1, INT_MAX));
+    if (model.has("kernel.coef0")) m.kernel.coef0 = model.number("kernel.coef0");
+    m.d = model.integer("d", 1, io::kMaxModelDimension);
+    m.m = model.integer("landmarks", 1, io::kMaxModelDimension);
+    m.k = static_cast<int>(model.integer("k", 1, m.m));
+  });
+  m.landmarks = model.small(comm, "landmarks", m.m, m.d).values;
+  m.projection = model.small(comm, "projection", m.m, m.k).values;
+  m.offset = model.small(comm, "offset", 1, m.k).values;
+  collectively(comm, [&] {
+    if (points.cols() != m.d)
+      throw Error(points.path() + ": has " + std::to_string(points.cols()) +
+                  " columns, but the model was fitted on " + std::to_string(m.d));
+  });
+  return {m.k, approx::nystrom_transform(m, points, comm)};
+}
+
 }  // namespace
 
 po::options_description kpca_options() {
@@ -117,7 +297,8 @@ po::options_description kpca_options() {
       .add(OutputOptions::description())
       .add(SolveOptions::description())
       .add(KernelOptions::description())
-      .add(InverseOptions::description());
+      .add(InverseOptions::description())
+      .add(ApproxOptions::description());
   return all;
 }
 
@@ -127,6 +308,16 @@ void run_kpca(const po::variables_map& vm, const Comm& world) {
   const SolveOptions solve(vm);
   const KernelOptions kernel(vm);
   const InverseOptions inverse(vm);
+  const ApproxOptions approx_options(vm);
+  if (approx_options.nystrom) {
+    if (kernel.kernel.type == KernelType::precomputed)
+      throw Error("--approx nystrom needs the samples to evaluate the kernel at the landmarks; a "
+                  "precomputed kernel has none (use the exact path: leave out --approx)");
+    if (inverse.fit) throw Error("--fit-inverse is not available with --approx nystrom");
+    if (solve.dry_run)
+      throw Error("--dry-run plans the exact path; for --approx nystrom use kembed plan kpca "
+                  "--approx nystrom --landmarks M");
+  }
   if (inverse.fit && kernel.kernel.type == KernelType::precomputed)
     throw Error("--fit-inverse needs the training samples; a precomputed kernel has none");
   const int k = solve.components;
@@ -137,6 +328,7 @@ void run_kpca(const po::variables_map& vm, const Comm& world) {
                         solve.solver};
   });
   drive(vm, world, job, [&](Run& run) {
+    if (approx_options.nystrom) return run_nystrom(run, approx_options, kernel.kernel, k);
     const int nb = run.use_block_size_for(run.input().rows());
     const KpcaSettings settings{kernel.kernel, k, solve.solver, nb, run.krylov(solve),
                                 solve.max_memory_per_rank};
@@ -178,6 +370,7 @@ void run_kpca(const po::variables_map& vm, const Comm& world) {
 Projection project_kpca(const io::Model& model, io::MatrixFile& points, const BlacsGrid& grid,
                         int block_size) {
   const Comm& comm = grid.comm();
+  if (model.has("approximation")) return project_nystrom(model, points, comm);
   KpcaModelStats s = kpca_model_stats(model, comm);
   const KpcaProjection p{s.kernel, s.n, s.d, s.k, std::move(s.col_means), s.grand_mean};
   auto coefficients = model.large(comm, "coefficients");
@@ -191,6 +384,10 @@ KpcaModelStats kpca_model_stats(const io::Model& model, const Comm& comm) {
   // the typed accessors still name the file and field if anything is off.
   KpcaModelStats stats;
   collectively(comm, [&] {
+    if (model.has("approximation"))
+      throw Error(model.manifest_path() + ": a Nystrom model (kpca --approx nystrom) holds no "
+                  "training samples or kernel means; pre-images need an exact kernel PCA model "
+                  "(refit without --approx)");
     stats.kernel.type = Kernel::parse(model.choice("kernel.name", io::manifest_kernel_names()));
     if (model.has("kernel.gamma")) stats.kernel.gamma = model.positive("kernel.gamma");
     if (model.has("kernel.degree"))

@@ -1,11 +1,15 @@
 #include "kembed/app/mds_command.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 
 #include "kembed/app/driver.hpp"
+#include "kembed/approx/landmark_mds.hpp"
 #include "kembed/core/error.hpp"
+#include "kembed/core/memory.hpp"
 #include "kembed/io/csv_writer.hpp"
+#include "kembed/io/format_double.hpp"
 #include "kembed/io/model.hpp"
 #include "kembed/spectral/mds.hpp"
 
@@ -18,13 +22,20 @@ using namespace kembed::kernel;
 namespace {
 
 // Where the dissimilarities come from: a distance matrix (--distances) or
-// points (--input / --generate) under --metric.
+// points (--input / --generate) under --metric; with --approx landmark,
+// points or the distances to and among the landmarks.
 struct MdsInputOptions {
   std::optional<InputOptions> points;  ///< set for point input
   std::string distances;               ///< path of the distance matrix otherwise
   io::FileHints hints;                 ///< shape of a .bin distance matrix
   std::optional<Metric> metric;        ///< set for point input
   bool symmetrize = false;
+  bool landmark = false;               ///< --approx landmark
+  std::int64_t landmarks = 0;          ///< --landmarks (0: not given)
+  std::int64_t stress_pairs = 10000;   ///< --stress-pairs
+  std::string to_landmarks;            ///< --distances-to-landmarks (n x M)
+  std::string among_landmarks;         ///< --landmark-distances (M x M)
+  io::FileHints landmark_hints;        ///< shape of a .bin --landmark-distances
 
   static po::options_description description() {
     po::options_description d("distances");
@@ -36,13 +47,26 @@ struct MdsInputOptions {
          "with --input: euclidean (default), sqeuclidean, manhattan or cosine "
          "(1 - cosine similarity)")
         ("symmetrize", po::bool_switch(),
-         "with --distances: average D and D^T instead of rejecting an asymmetric matrix");
+         "with --distances: average D and D^T instead of rejecting an asymmetric matrix")
+        ("approx", po::value<std::string>(),
+         "landmark: landmark MDS (classical MDS of --landmarks M points, the others placed "
+         "by triangulation; linear in n)")
+        ("landmarks", po::value<std::int64_t>(),
+         "with --approx landmark: number of landmarks M (uniform sample, seeded by --seed)")
+        ("distances-to-landmarks", po::value<std::string>(),
+         "with --approx landmark, instead of points: n x M distances of every point to the "
+         "landmarks (.bin with --rows N --cols M)")
+        ("landmark-distances", po::value<std::string>(),
+         "with --distances-to-landmarks: the M x M distances among the landmarks")
+        ("stress-pairs", po::value<std::int64_t>()->default_value(10000),
+         "with --approx landmark and points: pairs sampled for the stress (0: none)");
     // clang-format on
     return d;
   }
 
   explicit MdsInputOptions(const po::variables_map& vm) {
     symmetrize = vm["symmetrize"].as<bool>();
+    if (parse_landmark(vm)) return;
     if (vm.count("distances")) {
       if (vm.count("input") || vm.count("generate"))
         throw Error("give either --distances (a distance matrix) or --input (points), not both");
@@ -62,9 +86,65 @@ struct MdsInputOptions {
     metric = parse_metric(vm.count("metric") ? vm["metric"].as<std::string>() : "euclidean");
   }
 
-  /// Collective: the distance matrix or the points.
+  // The --approx options; true when they chose the precomputed landmark
+  // distances (nothing left to parse).
+  bool parse_landmark(const po::variables_map& vm) {
+    const bool precomputed = vm.count("distances-to-landmarks") || vm.count("landmark-distances");
+    if (vm.count("approx")) {
+      const std::string approx = vm["approx"].as<std::string>();
+      if (approx != "landmark")
+        throw Error("unknown --approx '" + approx + "' for mds (expected landmark)");
+      landmark = true;
+    }
+    if (!landmark) {
+      if (vm.count("landmarks")) throw Error("--landmarks applies to --approx landmark");
+      if (precomputed)
+        throw Error("--distances-to-landmarks and --landmark-distances apply to --approx landmark");
+      if (!vm["stress-pairs"].defaulted())
+        throw Error("--stress-pairs applies to --approx landmark");
+      return false;
+    }
+    if (vm.count("distances"))
+      throw Error("--approx landmark does not take --distances (the full n x n matrix): give "
+                  "points (--input or --generate, with --metric), or --distances-to-landmarks "
+                  "FILE (n x M) with --landmark-distances FILE (M x M)");
+    if (symmetrize) throw Error("--symmetrize applies to --distances only");
+    if (vm.count("landmarks")) {
+      landmarks = vm["landmarks"].as<std::int64_t>();
+      if (landmarks < 1)
+        throw Error("--landmarks must be at least 1, got " + std::to_string(landmarks));
+    }
+    stress_pairs = vm["stress-pairs"].as<std::int64_t>();
+    if (stress_pairs < 0) throw Error("--stress-pairs must be at least 0");
+    if (!precomputed) {
+      if (!vm.count("landmarks"))
+        throw Error("--approx landmark needs --landmarks M (the number of landmarks)");
+      return false;  // points, parsed as for exact MDS
+    }
+    if (!vm.count("distances-to-landmarks") || !vm.count("landmark-distances"))
+      throw Error("--distances-to-landmarks (n x M) and --landmark-distances (M x M) go together");
+    if (vm.count("input") || vm.count("generate"))
+      throw Error("give either points (--input or --generate) or --distances-to-landmarks, "
+                  "not both");
+    if (vm.count("metric"))
+      throw Error("--metric applies to points; the landmark distances are used as given");
+    if (!vm["stress-pairs"].defaulted())
+      throw Error("--stress-pairs needs points (the distances of the sampled pairs)");
+    stress_pairs = 0;
+    to_landmarks = vm["distances-to-landmarks"].as<std::string>();
+    among_landmarks = vm["landmark-distances"].as<std::string>();
+    if (vm.count("rows")) hints.rows = vm["rows"].as<std::int64_t>();
+    if (vm.count("cols")) hints.cols = vm["cols"].as<std::int64_t>();
+    if (vm.count("rows") && hints.rows < 1) throw Error("--rows must be at least 1");
+    if (vm.count("cols") && hints.cols < 1) throw Error("--cols must be at least 1");
+    landmark_hints = io::FileHints(hints.cols, hints.cols);
+    return true;
+  }
+
+  /// Collective: the distance matrix, the points, or the distances to the landmarks.
   std::unique_ptr<io::MatrixFile> open(const Comm& comm) const {
     if (points) return points->open(comm);
+    if (!to_landmarks.empty()) return io::open_matrix_file(comm, to_landmarks, hints);
     return io::open_matrix_file(comm, distances, hints);
   }
 };
@@ -108,6 +188,165 @@ Json spectrum_report(Json report, const MdsResult& r, const std::string& solver)
   return report;
 }
 
+// The model of a landmark fit: what triangulation needs (L#, the landmarks'
+// mean squared distances and, for points, the landmarks themselves).
+void save_landmark_model(Run& run, const approx::LandmarkMdsResult& r) {
+  const approx::LandmarkModel& m = r.model;
+  const std::string dir = run.staged_path("model");
+  Json manifest = run.manifest_header();
+  manifest["approximation"] = "landmark";
+  manifest["n"] = r.n;
+  manifest["d"] = m.d;
+  manifest["k"] = m.k;
+  manifest["landmarks"] = m.m;
+  manifest["input"] = m.metric ? "points" : "distances";
+  if (m.metric) manifest["metric"] = metric_name(*m.metric);
+  manifest["projection"] =
+      "triangulation: y = -1/2 landmark_pseudoinverse (q - landmark_sq_distance_means), "
+      "q = squared distances to the landmarks";
+  run.on_root([&] {
+    io::ModelWriter writer(dir);
+    if (m.metric) writer.add("landmarks", {m.m, m.d, m.landmark_points});
+    writer.add("landmark_pseudoinverse", {m.k, m.m, m.pseudo_inverse});
+    writer.add("landmark_sq_distance_means", {1, m.m, m.delta_mean});
+    writer.add("eigenvalues", {1, m.k, r.eigenvalues});
+    writer.finish(manifest);
+  });
+}
+
+// --approx landmark: fit, write, report.
+void run_landmark_mds(const po::variables_map& vm, const Comm& world, const MdsInputOptions& in,
+                      const OutputOptions& output, const SolveOptions& solve) {
+  if (solve.dry_run)
+    throw Error("--dry-run plans the exact n x n fit; for --approx landmark use "
+                "kembed plan mds --approx landmark --landmarks M");
+  const int k = solve.components;
+  std::vector<std::string> reads = {in.points ? in.points->input : in.to_landmarks};
+  if (!in.among_landmarks.empty()) reads.push_back(in.among_landmarks);
+  Job job("mds", output, solve.layout, reads, [&](const Comm& c) { return in.open(c); });
+  drive(vm, world, job, [&](Run& run) {
+    approx::LandmarkMdsSettings settings;
+    settings.components = k;
+    settings.landmarks = in.landmarks;
+    settings.seed = solve.krylov.seed;
+    settings.stress_pairs = in.stress_pairs;
+    approx::LandmarkMdsResult r;
+    if (in.points) {
+      r = approx::landmark_mds_points(run.input(), *in.metric, settings, world, run.timer());
+    } else {
+      const auto among = io::open_matrix_file(world, in.among_landmarks, in.landmark_hints);
+      r = approx::landmark_mds_distances(run.input(), *among, settings, world, run.timer());
+    }
+
+    run.timer().start("write");
+    run.write_rows("embedding.csv", io::numbered_columns("c", k), r.embedding);
+    double positive = 0;
+    for (double v : r.landmark_spectrum) positive += std::max(v, 0.0);
+    std::vector<double> ratios;
+    for (double v : r.eigenvalues) ratios.push_back(v / positive);
+    run.write("eigenvalues.csv", [&] {
+      std::vector<double> table;
+      for (int j = 0; j < k; ++j)
+        table.insert(table.end(), {r.scaled_eigenvalues[j], r.eigenvalues[j], ratios[j]});
+      return io::format_csv({"eigenvalue", "landmark_eigenvalue", "explained_variance_ratio"},
+                            table);
+    });
+    save_landmark_model(run, r);
+
+    Json& report = run.report;
+    Json approximation;
+    approximation["method"] = "landmark";
+    approximation["landmarks"] = r.model.m;
+    approximation["landmark_selection"] =
+        in.points ? Json("uniform without replacement (seeded, independent of the rank count)")
+                  : Json("given (--distances-to-landmarks, --landmark-distances)");
+    approximation["seed"] = settings.seed;
+    if (in.points) {
+      std::vector<std::int64_t> rows;
+      for (std::int64_t row : r.landmark_rows) rows.push_back(row + 1);
+      approximation["landmark_rows"] = rows;  // 1-based, as in every message
+    }
+    approximation["stress_sample_pairs"] = r.stress_pairs;
+    approximation["sample_stress"] = r.sample_stress ? Json(*r.sample_stress) : Json(nullptr);
+    approximation["stress_definition"] =
+        "Kruskal stress-1 sqrt(sum (d_ij - dhat_ij)^2 / sum d_ij^2) over the sampled pairs "
+        "(all pairs when n(n-1)/2 <= the sample size), d = --metric distance, dhat = "
+        "Euclidean distance of the embeddings";
+    approximation["triangulation"] =
+        "y_a = -1/2 L# (delta_a - delta_mean), L# = Lambda^(-1/2) V^T (k x M), delta_a = squared "
+        "distances of point a to the landmarks, delta_mean = column means of Delta";
+    approximation["embedding_origin"] =
+        "the landmarks' mean (for Euclidean points: the projection of x - mean(landmarks) "
+        "onto the landmarks' top k principal axes), not the data mean";
+    report["approximation"] = approximation;
+    report["n"] = r.n;
+    report["d"] = r.model.d;
+    report["input_kind"] = in.points ? "points" : "distances to landmarks";
+    report["metric"] = in.metric ? Json(metric_name(*in.metric)) : Json(nullptr);
+    if (!in.points) {
+      report["distances_to_landmarks"] = in.to_landmarks;
+      report["landmark_distances"] = in.among_landmarks;
+    }
+    report["components"] = k;
+    report["double_centering"] =
+        "B_L = -1/2 J Delta J (M x M), J = I - 11^T/M, Delta = squared distances among the "
+        "landmarks";
+    report["eigenvalues"] = r.scaled_eigenvalues;
+    report["landmark_eigenvalues"] = r.eigenvalues;
+    report["eigenvalues_definition"] =
+        "eigenvalues = landmark_eigenvalues * n / M, the estimate of the top eigenvalues of the "
+        "n x n B of exact mds; landmark_eigenvalues = top k eigenvalues of B_L";
+    report["explained_variance_ratio"] = ratios;
+    report["explained_variance_ratio_denominator"] = "sum of the positive eigenvalues of B_L";
+    report["landmark_negative_eigenvalues"] = r.negative_count;
+    report["landmark_smallest_eigenvalue"] = r.landmark_spectrum.back();
+    report["zero_eigenvalue_threshold"] = r.zero_threshold;
+    report["solver_used"] = "LAPACK dsyevd on the M x M B_L (rank 0, broadcast)";
+    report["memory_estimate_bytes_per_rank"] = r.memory_estimate;
+    std::vector<long long> peak =
+        world.allgatherv(std::vector<long long>{static_cast<long long>(peak_rss_bytes())});
+    report["peak_memory_bytes_per_rank"] = peak;
+    report["embedding_scale"] =
+        "landmark coordinates V_k sqrt(Lambda_k); every point triangulated into them";
+    report["sign_convention"] = "largest |entry| of each embedding column is positive";
+    run.summary = "n = " + std::to_string(r.n) + ", k = " + std::to_string(k) + ", " +
+                  std::to_string(r.model.m) + " landmarks, " + std::to_string(world.size()) +
+                  " ranks";
+    if (r.sample_stress) run.summary += ", sample stress " + io::format_double(*r.sample_stress);
+    if (r.negative_count > 0)
+      run.summary_tail = "; the landmarks' B has " + std::to_string(r.negative_count) +
+                         " negative eigenvalues (non-Euclidean distances)";
+  });
+}
+
+// A landmark model -> triangulation of the new points.
+Projection project_landmark_mds(const io::Model& model, io::MatrixFile& points, const Comm& comm) {
+  approx::LandmarkModel m;
+  collectively(comm, [&] {
+    const std::int64_t n = model.integer("n", 2, io::kMaxModelDimension);
+    m.m = model.integer("landmarks", 2, n);
+    m.k = static_cast<int>(model.integer("k", 1, m.m - 1));
+    if (model.choice("input", {"points", "distances"}) == "points") {
+      m.metric = parse_metric(model.choice("metric", io::manifest_metric_names()));
+      m.d = model.integer("d", 1, io::kMaxModelDimension);
+    }
+  });
+  if (m.metric) m.landmark_points = model.small(comm, "landmarks", m.m, m.d).values;
+  m.pseudo_inverse = model.small(comm, "landmark_pseudoinverse", m.k, m.m).values;
+  m.delta_mean = model.small(comm, "landmark_sq_distance_means", 1, m.m).values;
+  std::vector<double> embedding;
+  collectively(comm, [&] {
+    const std::int64_t expected = m.metric ? m.d : m.m;
+    if (points.cols() != expected)
+      throw Error(points.path() + " has " + std::to_string(points.cols()) +
+                  " columns, but the landmark MDS model " + model.dir() + " expects " +
+                  std::to_string(expected) +
+                  (m.metric ? " (the training points' coordinates)"
+                            : " (distances to each of its landmarks)"));
+  });
+  return {m.k, approx::triangulate(m, points, comm)};
+}
+
 }  // namespace
 
 void save_gower_model(Run& run, const MdsResult& r, int k, bool with_points, const Json& fields) {
@@ -148,6 +387,7 @@ void run_mds(const po::variables_map& vm, const Comm& world) {
   const MdsInputOptions in(vm);
   const OutputOptions output(vm);
   const SolveOptions solve(vm);
+  if (in.landmark) return run_landmark_mds(vm, world, in, output, solve);
   const int k = solve.components;
   Job job("mds", output, solve.layout, {in.points ? in.points->input : in.distances},
           [&](const Comm& c) { return in.open(c); });
@@ -213,6 +453,7 @@ void run_mds(const po::variables_map& vm, const Comm& world) {
 Projection project_mds(const io::Model& model, io::MatrixFile& points, const BlacsGrid& grid,
                        int block_size) {
   const Comm& comm = grid.comm();
+  if (model.has("approximation")) return project_landmark_mds(model, points, comm);
   // The manifest was validated field by field when the model was opened;
   // the typed accessors still name the file and field if anything is off.
   MdsProjection p;

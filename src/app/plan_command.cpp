@@ -6,6 +6,8 @@
 
 #include "kembed/app/options.hpp"
 #include "kembed/app/run_report.hpp"
+#include "kembed/approx/landmark_mds.hpp"
+#include "kembed/approx/nystrom.hpp"
 #include "kembed/core/error.hpp"
 #include "kembed/spectral/memory_plan.hpp"
 #include "kembed/spectral/pca.hpp"
@@ -15,6 +17,68 @@ namespace kembed::app {
 // The app layer drives the methods and their kernels.
 using namespace kembed::spectral;
 using namespace kembed::kernel;
+
+namespace {
+
+// kpca --approx nystrom: O(m^2 + panel) per rank instead of the n x n matrix.
+void plan_nystrom(const po::variables_map& vm, const Comm& world, std::int64_t n, std::int64_t d,
+                  int k, int ranks) {
+  if (vm["method"].as<std::string>() != "kpca" || vm["approx"].as<std::string>() != "nystrom")
+    throw Error("--approx: kembed plan kpca --approx nystrom or kembed plan mds --approx landmark");
+  if (!vm.count("landmarks")) throw Error("--approx nystrom needs --landmarks M");
+  if (d < 1) throw Error("--approx nystrom needs the samples: give --cols D (not a precomputed kernel)");
+  const std::int64_t m = vm["landmarks"].as<std::int64_t>();
+  if (m < k || m > n)
+    throw Error("--landmarks " + std::to_string(m) + " must be between --components " +
+                std::to_string(k) + " and n = " + std::to_string(n));
+  const std::int64_t panel = vm.count("panel-rows") ? vm["panel-rows"].as<std::int64_t>() : 0;
+  const auto selection =
+      approx::parse_landmark_selection(vm["landmark-selection"].as<std::string>());
+  double total = 0;
+  std::string text = "kembed plan kpca --approx nystrom: n = " + std::to_string(n) + ", d = " +
+                     std::to_string(d) + ", M = " + std::to_string(m) + ", k = " +
+                     std::to_string(k) + ", " + std::to_string(ranks) +
+                     " ranks\nestimated memory of the busiest rank:\n";
+  for (const auto& [what, bytes] :
+       approx::nystrom_memory(n, d, m, k, ranks, panel, selection)) {
+    text += "  " + human_bytes(bytes) + "  " + what + "\n";
+    total += bytes;
+  }
+  text += "  total " + human_bytes(total);
+  const double available = vm.count("max-memory-per-rank")
+                               ? parse_bytes(vm["max-memory-per-rank"].as<std::string>())
+                               : available_memory_per_rank(world) * world.size() / ranks;
+  text += " of " + human_bytes(available) + " per rank" +
+          (total > available ? ": does NOT fit" : ": fits");
+  say(world, false, text);
+}
+
+// mds --approx landmark: O(M^2 + panel) per rank, no n x n matrix.
+void plan_landmark_mds(const po::variables_map& vm, const Comm& world, std::int64_t n,
+                       std::int64_t d, int ranks) {
+  const std::string approx = vm["approx"].as<std::string>();
+  if (approx != "landmark")
+    throw Error("unknown --approx '" + approx + "' for mds (expected landmark)");
+  if (!vm.count("landmarks")) throw Error("--approx landmark needs --landmarks M");
+  const std::int64_t m = vm["landmarks"].as<std::int64_t>();
+  const int k = vm["components"].as<int>();
+  if (m < k + 1 || m > n)
+    throw Error("--landmarks " + std::to_string(m) + " must be at least --components + 1 = " +
+                std::to_string(k + 1) + " and at most the number of points (" +
+                std::to_string(n) + ")");
+  const double bytes = approx::landmark_mds_memory(n, d, m, k, ranks);
+  say(world, false,
+      "kembed plan mds --approx landmark: n = " + std::to_string(n) + ", d = " +
+          std::to_string(d) + (d == 0 ? " (distances to the landmarks)" : "") + ", M = " +
+          std::to_string(m) + ", k = " + std::to_string(k) + ", " + std::to_string(ranks) +
+          " ranks\nestimated memory of the busiest rank: " + human_bytes(bytes) + " (" +
+          std::to_string(static_cast<std::int64_t>(bytes)) +
+          " bytes: landmarks M x d, B and its eigenvectors 3 M^2, a panel of " +
+          std::to_string(std::min<std::int64_t>(approx::kLandmarkPanelRows, (n + ranks - 1) / ranks)) +
+          " rows x (d + 2M), the gathered n x k embedding twice); the n x n matrix is never formed");
+}
+
+}  // namespace
 
 po::options_description plan_options() {
   po::options_description d("plan");
@@ -38,6 +102,11 @@ po::options_description plan_options() {
       ("solver", po::value<std::string>()->default_value("auto"), "auto, evd, evr, krylov or elpa")
       ("route", po::value<std::string>()->default_value("auto"), "pca: auto, covariance or gram")
       ("variance", po::value<double>()->default_value(0.0), "pca: --variance F (plans for evd)")
+      ("approx", po::value<std::string>(), "kpca: nystrom; mds: landmark (the approximate tier)")
+      ("landmarks", po::value<std::int64_t>(), "with --approx: the number of landmarks M")
+      ("landmark-selection", po::value<std::string>()->default_value("uniform"),
+       "kpca --approx nystrom: uniform or kmeans++ (which holds each rank's rows)")
+      ("panel-rows", po::value<std::int64_t>(), "kpca --approx nystrom: rows per panel")
       ("ranks", po::value<int>(), "plan for this many ranks (default: the ranks of this run)")
       ("max-memory-per-rank", po::value<std::string>(),
        "memory one rank may use (default: this node's available memory / --ranks)");
@@ -88,6 +157,10 @@ void run_plan(const po::variables_map& vm, const Comm& world) {
     n = hints.rows;
     d = std::max<std::int64_t>(0, hints.cols);
   }
+  if (method == "mds" && vm.count("approx")) {
+    plan_landmark_mds(vm, world, n, d, ranks);
+    return;
+  }
   const bool square = vm.count("distances") || vm["kernel"].as<std::string>() == "precomputed" ||
                       (path.empty() && !vm.count("cols"));
   if (square && method != "pca") {
@@ -115,6 +188,10 @@ void run_plan(const po::variables_map& vm, const Comm& world) {
     throw Error("--components " + std::to_string(k) + " exceeds " +
                 (method == "pca" ? "min(n, d) = " : "the number of points n = ") +
                 std::to_string(most));
+  if (vm.count("approx")) {
+    plan_nystrom(vm, world, n, d, k, ranks);
+    return;
+  }
   const Solver solver = parse_solver(vm["solver"].as<std::string>());
   ProblemShape shape{n, d, k, grid.first, grid.second, layout.block_size, solver};
   if (method == "pca") {

@@ -202,6 +202,17 @@ void check_kpca(const ManifestFields& f) {
   if (poly || f.has("kernel.degree")) f.integer("kernel.degree", 1, 2147483647);
   if (poly || sigmoid || f.has("kernel.coef0")) f.number("kernel.coef0");
   const std::int64_t d = f.integer("d", precomputed ? 0 : 1, kMaxModelDimension);
+  // kpca --approx nystrom: z(x) = k(x, landmarks) projection - offset.
+  if (f.has("approximation")) {
+    f.choice("approximation", {"nystrom"});
+    if (precomputed) f.fail("kernel.name", "a Nystrom model needs a kernel on points");
+    const std::int64_t m = f.integer("landmarks", k, kMaxModelDimension);
+    check_array(f, "landmarks", m, d, "landmarks, d");
+    check_array(f, "projection", m, k, "landmarks, k");
+    check_array(f, "offset", 1, k, "1, k");
+    check_array(f, "eigenvalues", 1, k, "1, k");
+    return;
+  }
   f.number("kernel_grand_mean");
   check_array(f, "coefficients", n, k, "n, k");
   check_array(f, "kernel_col_means", 1, n, "1, n");
@@ -221,6 +232,16 @@ void check_mds(const ManifestFields& f) {
   const bool points = f.choice("input", {"points", "distances"}) == "points";
   if (points || f.has("metric")) f.choice("metric", manifest_metric_names());
   const std::int64_t d = f.integer("d", points ? 1 : 0, kMaxModelDimension);
+  // mds --approx landmark: y = -1/2 L# (q - landmark_sq_distance_means).
+  if (f.has("approximation")) {
+    f.choice("approximation", {"landmark"});
+    const std::int64_t m = f.integer("landmarks", k + 1, n);
+    if (points) check_array(f, "landmarks", m, d, "landmarks, d");
+    check_array(f, "landmark_pseudoinverse", k, m, "k, landmarks");
+    check_array(f, "landmark_sq_distance_means", 1, m, "1, landmarks");
+    check_array(f, "eigenvalues", 1, k, "1, k");
+    return;
+  }
   f.number("sq_distance_grand_mean");
   check_array(f, "vectors", n, k, "n, k");
   check_array(f, "eigenvalues", 1, k, "1, k");

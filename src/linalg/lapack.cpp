@@ -13,6 +13,12 @@ void gemm(char trans_a, char trans_b, int m, int n, int k, double alpha, const d
   dgemm_(&trans_a, &trans_b, &m, &n, &k, &alpha, a, &lda, b, &ldb, &beta, c, &ldc, 1, 1);
 }
 
+void syrk_lower_transposed(int n, int k, double alpha, const double* a, int lda, double beta,
+                           double* c, int ldc) {
+  if (n == 0) return;
+  dsyrk_("L", "T", &n, &k, &alpha, a, &lda, &beta, c, &ldc, 1, 1);
+}
+
 std::vector<double> syevd(std::vector<double>& a, int n) {
   std::vector<double> w(n);
   int info = 0, lwork = -1, liwork = -1, iwork_query = 0;

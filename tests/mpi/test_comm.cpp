@@ -48,3 +48,27 @@ TEST(CommSplit, OwnedSubcommunicatorSums) {
   EXPECT_EQ(half.size(), expected_size);
   EXPECT_EQ(half.sum(1LL), expected_size);
 }
+
+// gatherv and allgatherv: rank r contributes r + 1 values r * 100 + t (rank 1
+// none, to cover empty pieces); the root sees the concatenation in rank
+// order, the other ranks nothing; allgatherv gives everyone the same.
+TEST(CommGather, GathervConcatenatesOnTheRootOnly) {
+  auto comm = Comm::world();
+  const int p = comm.size();
+  auto piece = [](int r) {
+    std::vector<long long> v;
+    if (r != 1)
+      for (int t = 0; t <= r; ++t) v.push_back(r * 100LL + t);
+    return v;
+  };
+  std::vector<long long> expected;
+  for (int r = 0; r < p; ++r)
+    for (long long x : piece(r)) expected.push_back(x);
+  const int root = p - 1;
+  const auto gathered = comm.gatherv(piece(comm.rank()), root);
+  if (comm.rank() == root)
+    EXPECT_EQ(gathered, expected);
+  else
+    EXPECT_TRUE(gathered.empty());
+  EXPECT_EQ(comm.allgatherv(piece(comm.rank())), expected);
+}

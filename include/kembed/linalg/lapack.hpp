@@ -10,6 +10,12 @@ namespace kembed::lapack {
 void gemm(char trans_a, char trans_b, int m, int n, int k, double alpha, const double* a, int lda,
           const double* b, int ldb, double beta, double* c, int ldc);
 
+/// The lower triangle of the n x n column-major C <- alpha A^T A + beta C,
+/// for the k x n column-major A (dsyrk, 'L', 'T'); the upper triangle is
+/// not touched.
+void syrk_lower_transposed(int n, int k, double alpha, const double* a, int lda, double beta,
+                           double* c, int ldc);
+
 /// All eigenpairs of the symmetric n x n column-major `a` (dsyevd): returns
 /// ascending eigenvalues; `a` is overwritten by the orthonormal eigenvectors.
 std::vector<double> syevd(std::vector<double>& a, int n);

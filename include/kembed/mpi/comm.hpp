@@ -94,8 +94,20 @@ class Comm {
     return all;
   }
 
+  /// Collective: every rank's `local` concatenated in rank order on `root`;
+  /// an empty vector on the other ranks (no copy of the whole there).
+  template <class T>
+  std::vector<T> gatherv(const std::vector<T>& local, int root = 0) const {
+    static_assert(std::is_trivially_copyable_v<T>, "gatherv of plain values only");
+    const auto bytes = gatherv_bytes(local.data(), local.size() * sizeof(T), root);
+    std::vector<T> all(bytes.size() / sizeof(T));
+    if (!all.empty()) std::memcpy(all.data(), bytes.data(), bytes.size());
+    return all;
+  }
+
  private:
   std::vector<char> allgatherv_bytes(const void* data, std::size_t bytes) const;
+  std::vector<char> gatherv_bytes(const void* data, std::size_t bytes, int root) const;
   /// Broadcast of raw bytes in chunks that fit MPI's int counts.
   void broadcast_bytes(void* data, std::size_t bytes, int root) const;
   Comm(MPI_Comm comm, bool owned) : comm_(comm), owned_(owned) {}
