@@ -5,30 +5,11 @@
 #include <string>
 
 #include "kembed/core/error.hpp"
+#include "kembed/core/splitmix64.hpp"
 
 namespace kembed::approx {
 
 namespace {
-
-// SplitMix64, as in landmarks.cpp (a different start): reproducible on every
-// platform, so every rank draws the same numbers from the seed.
-struct Stream {
-  std::uint64_t state;
-  std::uint64_t next() {
-    std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-  // Uniform in [0, bound) without modulo bias.
-  std::uint64_t below(std::uint64_t bound) {
-    const std::uint64_t limit = ~std::uint64_t(0) - (~std::uint64_t(0) % bound);
-    std::uint64_t x;
-    do x = next();
-    while (x >= limit);
-    return x % bound;
-  }
-};
 
 double squared_distance(const double* x, const double* y, int d) {
   double s = 0;
@@ -55,7 +36,7 @@ PickedPoints kmeans_pp_landmarks(const Comm& comm, const std::vector<double>& lo
   if (m < 1 || m > n)
     throw Error("the number of landmarks must be between 1 and the number of points (" +
                 std::to_string(n) + "), got " + std::to_string(m));
-  Stream rng{seed ^ 0x6B6D65616E732B2Bull};
+  SplitMix64 rng{seed ^ 0x6B6D65616E732B2Bull};
   // Quantized weights: n * 2^bits must stay below 2^62 so that every sum of
   // them is an exact 64-bit integer (and no more bits than a double holds).
   int bits = 62;

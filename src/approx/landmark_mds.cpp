@@ -6,6 +6,7 @@
 
 #include "kembed/approx/landmarks.hpp"
 #include "kembed/core/error.hpp"
+#include "kembed/core/splitmix64.hpp"
 #include "kembed/io/format_double.hpp"
 #include "kembed/io/synthetic.hpp"
 #include "kembed/kernel/cross_distances.hpp"
@@ -16,25 +17,6 @@
 namespace kembed::approx {
 
 namespace {
-
-// SplitMix64, for the stress sample: reproducible from the seed alone.
-struct PairStream {
-  std::uint64_t state;
-  std::uint64_t next() {
-    std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-  std::int64_t below(std::int64_t bound) {
-    const auto b = static_cast<std::uint64_t>(bound);
-    const std::uint64_t limit = ~std::uint64_t(0) - (~std::uint64_t(0) % b);
-    std::uint64_t x;
-    do x = next();
-    while (x >= limit);
-    return static_cast<std::int64_t>(x % b);
-  }
-};
 
 std::string entry(std::int64_t i, std::int64_t j) {
   return "(" + std::to_string(i + 1) + ", " + std::to_string(j + 1) + ")";
@@ -275,10 +257,10 @@ std::vector<std::pair<std::int64_t, std::int64_t>> stress_sample(std::int64_t n,
       for (std::int64_t j = i + 1; j < n; ++j) pairs.emplace_back(i, j);
     return pairs;
   }
-  PairStream rng{seed ^ 0x7374726573732121ull};
+  SplitMix64 rng{seed ^ 0x7374726573732121ull};
   for (std::int64_t p = 0; p < wanted; ++p) {
-    const std::int64_t i = rng.below(n);
-    std::int64_t j = rng.below(n - 1);
+    const auto i = static_cast<std::int64_t>(rng.below(std::uint64_t(n)));
+    auto j = static_cast<std::int64_t>(rng.below(std::uint64_t(n - 1)));
     if (j >= i) ++j;
     pairs.emplace_back(std::min(i, j), std::max(i, j));
   }

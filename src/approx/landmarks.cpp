@@ -5,31 +5,9 @@
 #include <unordered_set>
 
 #include "kembed/core/error.hpp"
+#include "kembed/core/splitmix64.hpp"
 
 namespace kembed::approx {
-
-namespace {
-
-// SplitMix64: a full-period 64-bit stream, cheap and reproducible everywhere.
-struct SplitMix64 {
-  std::uint64_t state;
-  std::uint64_t next() {
-    std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-  // Uniform in [0, bound) without modulo bias (rejection of the short tail).
-  std::uint64_t below(std::uint64_t bound) {
-    const std::uint64_t limit = ~std::uint64_t(0) - (~std::uint64_t(0) % bound);
-    std::uint64_t x;
-    do x = next();
-    while (x >= limit);
-    return x % bound;
-  }
-};
-
-}  // namespace
 
 std::vector<std::int64_t> uniform_landmarks(std::int64_t n, std::int64_t m, std::uint64_t seed) {
   if (m < 1 || m > n)

@@ -6,23 +6,17 @@
 
 #include "io/row_ranges.hpp"
 #include "kembed/core/error.hpp"
+#include "kembed/core/splitmix64.hpp"
 
 namespace kembed::io {
 
 namespace {
 
-constexpr std::uint64_t golden_gamma = 0x9E3779B97F4A7C15ULL;
+constexpr std::uint64_t golden_gamma = SplitMix64::kGoldenGamma;
 constexpr double pi = 3.14159265358979323846;
 constexpr double shape_noise = 0.05;
 constexpr int blob_centers = 3;
 constexpr double blob_box = 10.0;
-
-/// SplitMix64's output function (Steele, Lea, Flood 2014).
-std::uint64_t mix64(std::uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
-}
 
 /// The random stream of one row: a SplitMix64 generator keyed by (seed, row).
 class RowStream {
