@@ -96,12 +96,45 @@ void check_dot_product_kernel(const Kernel& kernel, const std::vector<double>& r
   agree(k.grid().comm(), message);
 }
 
+// Each column sum runs in kPartials interleaved partial sums: a single running
+// sum is a chain of dependent additions, slower than reading the column.
+constexpr int kPartials = 4;  // added pairwise below, as written for 4
+
+// Adds the m entries of `column` into row_sums and returns their sum: the
+// rounding of centering's own sum pass (spectral/centering.cpp), so fused and
+// separate sums agree to the bit.
+double add_column(const double* __restrict column, int m, double* __restrict row_sums) {
+  double partial[kPartials] = {};
+  int li = 0;
+  for (; li + kPartials <= m; li += kPartials)
+    for (int p = 0; p < kPartials; ++p) {
+      partial[p] += column[li + p];
+      row_sums[li + p] += column[li + p];
+    }
+  double sum = (partial[0] + partial[2]) + (partial[1] + partial[3]);
+  for (; li < m; ++li) {
+    sum += column[li];
+    row_sums[li] += column[li];
+  }
+  return sum;
+}
+
 }  // namespace
 
+LocalSums local_sums(const DistMatrix& k) {
+  LocalSums sums;
+  sums.rows.assign(k.local_rows(), 0.0);
+  sums.cols.assign(k.local_cols(), 0.0);
+  for (int lj = 0; lj < k.local_cols(); ++lj)
+    sums.cols[lj] = add_column(k.data() + std::size_t(lj) * k.ld(), k.local_rows(), sums.rows.data());
+  return sums;
+}
 
+namespace {
 
-void assemble_kernel(const Kernel& kernel, const std::vector<double>& row_panel,
-                     const std::vector<double>& col_panel, int d, DistMatrix& k) {
+// Fills k; returns true when `sums` (if given) already holds the block's sums.
+bool fill_kernel(const Kernel& kernel, const std::vector<double>& row_panel,
+                 const std::vector<double>& col_panel, int d, DistMatrix& k, LocalSums* sums) {
   const double gamma = kernel.gamma, coef0 = kernel.coef0;
   const int degree = kernel.degree;
   const auto pair = [&](int li, int lj) {
@@ -121,7 +154,7 @@ void assemble_kernel(const Kernel& kernel, const std::vector<double>& row_panel,
                    const auto [x, y] = pair(li, lj);
                    return exp_of_negative(l1_distance_scaled(x, y, d).times(gamma));
                  });
-    return;
+    return false;
   }
   local_gram(row_panel, col_panel, d, k);
   switch (kernel.type) {
@@ -138,21 +171,30 @@ void assemble_kernel(const Kernel& kernel, const std::vector<double>& row_panel,
       const auto xn = row_norms_squared(row_panel, k.local_rows(), d);
       const auto yn = row_norms_squared(col_panel, k.local_cols(), d);
       // exp(-gamma max(0, ||x||^2 + ||y||^2 - 2 x.y)), the clamp against
-      // cancellation, a column at a time in SIMD lanes.
-      for (int lj = 0; lj < k.local_cols(); ++lj)
-        exp_neg_squared_distances(k.data() + std::size_t(lj) * k.ld(), xn.data(), yn[lj], gamma,
-                                  std::size_t(k.local_rows()));
+      // cancellation, a column at a time in SIMD lanes; the column is summed
+      // while it is still in cache.
+      if (sums) {
+        sums->rows.assign(k.local_rows(), 0.0);
+        sums->cols.assign(k.local_cols(), 0.0);
+      }
+      for (int lj = 0; lj < k.local_cols(); ++lj) {
+        double* column = k.data() + std::size_t(lj) * k.ld();
+        exp_neg_squared_distances(column, xn.data(), yn[lj], gamma, std::size_t(k.local_rows()));
+        if (sums) sums->cols[lj] = add_column(column, k.local_rows(), sums->rows.data());
+      }
       // Pairs with a huge row again, from the differences: their norms
       // overflow (inf - inf), or round-off in them (eps ||x||^2) would be a
       // visible part of gamma ||x - y||^2.
       const auto needs = [&](double norm) {
         return !(norm <= kSafeSquaredNorm) || gamma * norm * DBL_EPSILON > kCancellationLimit;
       };
-      refill_pairs(k, rows_where(xn, needs), rows_where(yn, needs), [&](int li, int lj) {
+      const auto x_huge = rows_where(xn, needs), y_huge = rows_where(yn, needs);
+      refill_pairs(k, x_huge, y_huge, [&](int li, int lj) {
         const auto [x, y] = pair(li, lj);
         return exp_of_negative(squared_distance_scaled(x, y, d).times(gamma));
       });
-      break;
+      // Refilled entries changed after they were summed: sum again (rare).
+      return x_huge.empty() && y_huge.empty();
     }
     case KernelType::cosine: {
       auto xn = row_norms_squared(row_panel, k.local_rows(), d);
@@ -175,6 +217,14 @@ void assemble_kernel(const Kernel& kernel, const std::vector<double>& row_panel,
     case KernelType::precomputed:
       break;
   }
+  return false;
+}
+
+}  // namespace
+
+void assemble_kernel(const Kernel& kernel, const std::vector<double>& row_panel,
+                     const std::vector<double>& col_panel, int d, DistMatrix& k, LocalSums* sums) {
+  if (!fill_kernel(kernel, row_panel, col_panel, d, k, sums) && sums) *sums = local_sums(k);
 }
 
 }  // namespace kembed::kernel

@@ -14,30 +14,84 @@ double trace(const DistMatrix& a) {
   return a.grid().comm().sum(local_sum);
 }
 
+namespace {
+
+// Squares of entries up to this magnitude neither overflow nor fall into the
+// subnormal range when the column's largest entry is at least its inverse:
+// the plain sum of squares is then as accurate as the scaled one.
+constexpr double kSafeHigh = 1e150, kSafeLow = 1e-150;
+constexpr int kChains = 8;  // independent accumulators: the sums run at the load rate
+
+struct ColumnPass {
+  double sum_squares = 0, largest = 0;
+};
+
+// One read of a column: its sum of squares and its largest magnitude, each
+// over kChains interleaved partial results (a single accumulator would wait
+// on the previous add for every entry).
+ColumnPass column_pass(const double* column, int rows) {
+  double sum[kChains] = {}, top[kChains] = {};
+  int i = 0;
+  for (; i + kChains <= rows; i += kChains)
+    for (int c = 0; c < kChains; ++c) {
+      const double v = column[i + c];
+      sum[c] += v * v;
+      top[c] = std::max(top[c], std::abs(v));
+    }
+  for (int c = 0; i < rows; ++i, ++c) {
+    sum[c] += column[i] * column[i];
+    top[c] = std::max(top[c], std::abs(column[i]));
+  }
+  ColumnPass pass;
+  for (int c = 0; c < kChains; ++c) {
+    pass.sum_squares += sum[c];
+    pass.largest = std::max(pass.largest, top[c]);
+  }
+  return pass;
+}
+
+double scaled_sum_squares(const double* column, int rows, double inverse) {
+  double sum[kChains] = {};
+  int i = 0;
+  for (; i + kChains <= rows; i += kChains)
+    for (int c = 0; c < kChains; ++c) {
+      const double v = column[i + c] * inverse;
+      sum[c] += v * v;
+    }
+  for (int c = 0; i < rows; ++i, ++c) sum[c] += (column[i] * inverse) * (column[i] * inverse);
+  double total = 0;
+  for (double v : sum) total += v;
+  return total;
+}
+
+}  // namespace
+
 std::vector<double> column_norms(const DistMatrix& a) {
-  // Sum of squares per column after scaling by the column's largest entry.
-  std::vector<double> scale(a.cols(), 0.0);
+  // One pass gives every column's sum of squares and largest entry. Columns
+  // whose largest entry (over all ranks) lies outside [kSafeLow, kSafeHigh]
+  // are summed again after scaling by it, so entries beyond 1e154 do not
+  // overflow the squares and tiny ones do not underflow.
+  std::vector<double> scale(a.cols(), 0.0), sums(a.cols(), 0.0);
   for (int lj = 0; lj < a.local_cols(); ++lj) {
-    const double* column = a.data() + std::size_t(lj) * a.ld();
-    double largest = 0;
-    for (int li = 0; li < a.local_rows(); ++li) largest = std::max(largest, std::abs(column[li]));
-    scale[a.col_dist().to_global(lj)] = largest;
+    const ColumnPass pass = column_pass(a.data() + std::size_t(lj) * a.ld(), a.local_rows());
+    const std::int64_t j = a.col_dist().to_global(lj);
+    scale[j] = pass.largest;
+    sums[j] = pass.sum_squares;
   }
   const Comm& comm = a.grid().comm();
   MPI_Allreduce(MPI_IN_PLACE, scale.data(), static_cast<int>(scale.size()), MPI_DOUBLE, MPI_MAX,
                 comm.get());
-  std::vector<double> sums(a.cols(), 0.0);
   for (int lj = 0; lj < a.local_cols(); ++lj) {
     const std::int64_t j = a.col_dist().to_global(lj);
-    if (scale[j] == 0) continue;
-    const double inverse = 1 / scale[j];
-    const double* column = a.data() + std::size_t(lj) * a.ld();
-    double sum = 0;
-    for (int li = 0; li < a.local_rows(); ++li) sum += (column[li] * inverse) * (column[li] * inverse);
-    sums[j] = sum;
+    if (scale[j] == 0 || (scale[j] >= kSafeLow && scale[j] <= kSafeHigh)) continue;
+    sums[j] = scaled_sum_squares(a.data() + std::size_t(lj) * a.ld(), a.local_rows(),
+                                 1 / scale[j]);
   }
   comm.sum_in_place(sums);
-  for (std::size_t j = 0; j < sums.size(); ++j) sums[j] = scale[j] * std::sqrt(sums[j]);
+  for (std::size_t j = 0; j < sums.size(); ++j) {
+    const bool scaled = scale[j] != 0 && !(scale[j] >= kSafeLow && scale[j] <= kSafeHigh);
+    sums[j] = scaled ? scale[j] * std::sqrt(sums[j]) : std::sqrt(sums[j]);
+  }
   return sums;
 }
 

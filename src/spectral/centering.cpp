@@ -1,5 +1,7 @@
 #include "kembed/spectral/centering.hpp"
 
+#include "kembed/core/error.hpp"
+
 namespace kembed::spectral {
 
 namespace {
@@ -62,27 +64,15 @@ void shift_columns(DistMatrix& k, int lj, const double* shift,
   }
 }
 
-}  // namespace
-
-CenteringStats kernel_means(const DistMatrix& k) {
+// Collective: the means from every rank's local sums.
+CenteringStats means_from_local_sums(const DistMatrix& k, const std::vector<double>& local_row_sums,
+                                     const std::vector<double>& local_col_sums) {
   CenteringStats stats;
   stats.row_means.assign(k.rows(), 0.0);
   stats.col_means.assign(k.cols(), 0.0);
   const auto row_index = globals(k.row_dist());
   const auto col_index = globals(k.col_dist());
-  // Local row sums accumulate in local order, then scatter to global slots.
-  std::vector<double> local_row_sums(k.local_rows(), 0.0);
-  const int n = k.local_cols();
-  double sums[kColumns];
-  int lj = 0;
-  for (; lj + kColumns <= n; lj += kColumns) {
-    sum_columns<kColumns>(k, lj, local_row_sums, sums);
-    for (int q = 0; q < kColumns; ++q) stats.col_means[col_index[lj + q]] = sums[q];
-  }
-  for (; lj < n; ++lj) {
-    sum_columns<1>(k, lj, local_row_sums, sums);
-    stats.col_means[col_index[lj]] = sums[0];
-  }
+  for (int lj = 0; lj < k.local_cols(); ++lj) stats.col_means[col_index[lj]] = local_col_sums[lj];
   for (int li = 0; li < k.local_rows(); ++li) stats.row_means[row_index[li]] = local_row_sums[li];
   const Comm& comm = k.grid().comm();
   comm.sum_in_place(stats.row_means);
@@ -97,8 +87,8 @@ CenteringStats kernel_means(const DistMatrix& k) {
   return stats;
 }
 
-CenteringStats center_kernel(DistMatrix& k) {
-  CenteringStats stats = kernel_means(k);
+// The update pass: entry (i, j) += grand mean - row mean i - column mean j.
+void subtract_means(DistMatrix& k, const CenteringStats& stats) {
   const auto row_index = globals(k.row_dist());
   const auto col_index = globals(k.col_dist());
   std::vector<double> local_row_means(k.local_rows());
@@ -115,6 +105,35 @@ CenteringStats center_kernel(DistMatrix& k) {
     shift[0] = stats.grand_mean - stats.col_means[col_index[lj]];
     shift_columns<1>(k, lj, shift, local_row_means);
   }
+}
+
+}  // namespace
+
+CenteringStats kernel_means(const DistMatrix& k) {
+  // Local row sums accumulate in local order (the rounding of
+  // kernel::local_sums and of assembly's fused sums), then scatter to global slots.
+  std::vector<double> local_row_sums(k.local_rows(), 0.0), local_col_sums(k.local_cols(), 0.0);
+  const int n = k.local_cols();
+  int lj = 0;
+  for (; lj + kColumns <= n; lj += kColumns)
+    sum_columns<kColumns>(k, lj, local_row_sums, &local_col_sums[lj]);
+  for (; lj < n; ++lj) sum_columns<1>(k, lj, local_row_sums, &local_col_sums[lj]);
+  return means_from_local_sums(k, local_row_sums, local_col_sums);
+}
+
+CenteringStats center_kernel(DistMatrix& k) {
+  CenteringStats stats = kernel_means(k);
+  subtract_means(k, stats);
+  return stats;
+}
+
+CenteringStats center_kernel(DistMatrix& k, const kernel::LocalSums& sums) {
+  const bool match = sums.rows.size() == std::size_t(k.local_rows()) &&
+                     sums.cols.size() == std::size_t(k.local_cols());
+  agree(k.grid().comm(),
+        match ? "" : "center_kernel: the local sums do not match the matrix's local block");
+  CenteringStats stats = means_from_local_sums(k, sums.rows, sums.cols);
+  subtract_means(k, stats);
   return stats;
 }
 

@@ -26,9 +26,10 @@ void check_shape(const io::MatrixFile& file, const KpcaSettings& s, const Comm& 
 }
 
 // Assembles the kernel matrix of `file` into k (collective). Phases go to
-// `timer` when given.
+// `timer` when given. Assembled kernels leave their local sums in `sums`
+// (when given) for one-pass centering; a precomputed kernel leaves it empty.
 void build_kernel(io::MatrixFile& file, const kernel::Kernel& kernel, DistMatrix& k, PhaseTimer* timer,
-                  bool check_symmetry) {
+                  bool check_symmetry, kernel::LocalSums* sums = nullptr) {
   if (kernel.type == kernel::KernelType::precomputed) {
     if (timer) timer->start("distribute");
     distribute::read_block_cyclic(file, k);
@@ -46,7 +47,7 @@ void build_kernel(io::MatrixFile& file, const kernel::Kernel& kernel, DistMatrix
   const auto row_panel = distribute::read_panel(file, k.row_dist());
   const auto col_panel = distribute::read_panel(file, k.col_dist());
   if (timer) timer->start("assemble");
-  kernel::assemble_kernel(kernel, row_panel, col_panel, static_cast<int>(file.cols()), k);
+  kernel::assemble_kernel(kernel, row_panel, col_panel, static_cast<int>(file.cols()), k, sums);
 }
 
 ProblemShape shape_of(const KpcaResult& r, const KpcaSettings& s, const BlacsGrid& grid) {
@@ -70,12 +71,14 @@ KpcaResult fit_kpca(io::MatrixFile& file, const BlacsGrid& grid, const KpcaSetti
   result.estimated_peak_bytes = memory.estimate;
   result.memory_limit_bytes = memory.limit;
 
-  DistMatrix kmat(grid, n, n, nb, nb);
-  build_kernel(file, result.kernel, kmat, &timer, true);
+  DistMatrix kmat = DistMatrix::uninitialized(grid, n, n, nb, nb);  // assembly writes every entry
+  kernel::LocalSums sums;
+  build_kernel(file, result.kernel, kmat, &timer, true, &sums);
 
   timer.start("center");
   {
-    CenteringStats stats = center_kernel(kmat);
+    const bool assembled = result.kernel.type != kernel::KernelType::precomputed;
+    CenteringStats stats = assembled ? center_kernel(kmat, sums) : center_kernel(kmat);
     result.col_means = std::move(stats.col_means);
     result.grand_mean = stats.grand_mean;
   }

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "kembed/core/error.hpp"
+#include "kembed/linalg/block_product.hpp"
 #include "kembed/linalg/lapack.hpp"
 #include "kembed/linalg/scalapack.hpp"
 
@@ -72,8 +73,9 @@ class BlockKrylov {
         m_(static_cast<int>(std::min<std::int64_t>(std::int64_t{q_} * b_, n_))),
         v_(line_, n_, m_, nb_),
         av_(line_, n_, m_, nb_),
-        x_(a.grid(), n_, b_, nb_, nb_),
-        y_(a.grid(), n_, b_, nb_, nb_) {}
+        x_(a.grid(), n_, s.product == KrylovProduct::pdgemm ? b_ : 0, nb_, nb_),
+        y_(a.grid(), n_, s.product == KrylovProduct::pdgemm ? b_ : 0, nb_, nb_),
+        product_(a) {}
 
   KrylovResult run() {
     KrylovResult result{{}, DistMatrix(a_.grid(), n_, k_, nb_, nb_), {}, 0, 0, 0, false};
@@ -113,11 +115,16 @@ class BlockKrylov {
             gaussian(settings_.seed + salt * 0x1000193ULL, rows.to_global(li), c + j);
   }
 
-  // AV[:, c:c+width] = A V[:, c:c+width] via the 2-D grid.
+  // AV[:, c:c+width] = A V[:, c:c+width]: one local dgemm per rank
+  // (BlockProduct), or pdgemm through copies to the 2-D grid.
   void multiply(int c, int width) {
-    copy(v_.matrix(), 0, c, n_, width, x_, 0, 0);
-    scalapack::gemm('N', 'N', 1.0, a_, x_, 0.0, y_);
-    copy(y_, 0, 0, n_, width, av_.matrix(), 0, c);
+    if (settings_.product == KrylovProduct::pdgemm) {
+      copy(v_.matrix(), 0, c, n_, width, x_, 0, 0);
+      scalapack::gemm('N', 'N', 1.0, a_, x_, 0.0, y_);
+      copy(y_, 0, 0, n_, width, av_.matrix(), 0, c);
+    } else {
+      product_.apply(v_.col(c), v_.ld(), width, av_.col(c), av_.ld());
+    }
     ++matvecs_;
   }
 
@@ -217,7 +224,8 @@ class BlockKrylov {
   KrylovSettings settings_;
   int b_, q_, m_;
   Basis v_, av_;
-  DistMatrix x_, y_;
+  DistMatrix x_, y_;  // pdgemm's operands on the 2-D grid (0 columns otherwise)
+  BlockProduct product_;
   int matvecs_ = 0;
   std::uint64_t restarts_ = 0;
 };

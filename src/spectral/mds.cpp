@@ -93,7 +93,7 @@ MdsResult fit_mds(io::MatrixFile& file, const BlacsGrid& grid, const MdsSettings
   result.memory = check_memory({n, result.d, k, grid.nprow(), grid.npcol(), nb, settings.solver},
                                settings.max_memory_per_rank, comm);
 
-  DistMatrix b(grid, n, n, nb, nb);
+  DistMatrix b = DistMatrix::uninitialized(grid, n, n, nb, nb);  // assembly writes every entry
   build_distances(file, settings, b, &timer, &result);
   embed_distances(b, {k, settings.solver, settings.krylov}, timer, result,
                   [&](DistMatrix& a) { build_distances(file, settings, a, nullptr, nullptr); });

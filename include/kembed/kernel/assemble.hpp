@@ -7,6 +7,19 @@
 
 namespace kembed::kernel {
 
+/// Sums of a rank's block of a matrix, taken while assembly writes it, so
+/// that centering needs no pass of its own to find the means.
+struct LocalSums {
+  /// Per local row, over the local columns, added in column order.
+  std::vector<double> rows;
+  /// Per local column, over the local rows.
+  std::vector<double> cols;
+};
+
+/// The sums of k's local block in one read pass, in exactly the order and
+/// rounding assemble_kernel's fused sums use (so either gives the same bits).
+LocalSums local_sums(const DistMatrix& k);
+
 /// Fills k(i, j) = kernel(x_i, y_j) for this rank's block of `k`, where
 /// `row_panel` holds the x rows of k's local rows and `col_panel` the y rows
 /// of its local columns (both row-major with `d` columns). Dot-product kernels
@@ -17,8 +30,12 @@ namespace kembed::kernel {
 /// Collective over k's grid for linear, poly and sigmoid (no communication
 /// for the others): an entry that is not finite, or too large to sum over a
 /// row, is an agreed Error naming the first such (i, j), 1-based, and the cause.
+/// When `sums` is given it receives the local sums of the finished block:
+/// for rbf they are taken column by column as the block is written (while
+/// each column is in cache), for the other kernels by one pass at the end.
 /// @pre kernel.type != precomputed, gamma resolved (with_default_gamma)
 void assemble_kernel(const Kernel& kernel, const std::vector<double>& row_panel,
-                     const std::vector<double>& col_panel, int d, DistMatrix& k);
+                     const std::vector<double>& col_panel, int d, DistMatrix& k,
+                     LocalSums* sums = nullptr);
 
 }  // namespace kembed::kernel

@@ -1,6 +1,8 @@
 #pragma once
 /// @file A dense matrix in ScaLAPACK's 2-D block-cyclic layout.
+#include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "kembed/linalg/blacs_grid.hpp"
@@ -15,6 +17,12 @@ class DistMatrix {
  public:
   /// Collective (no communication): a zero-initialized m x n matrix.
   DistMatrix(const BlacsGrid& grid, std::int64_t m, std::int64_t n, int mb, int nb);
+  /// Collective (no communication): an m x n matrix whose entries are left
+  /// unset, for a caller that writes every owned entry before reading any
+  /// (kernel and distance assembly). Saves the zeroing pass, and the pages
+  /// are first touched by the writer.
+  static DistMatrix uninitialized(const BlacsGrid& grid, std::int64_t m, std::int64_t n, int mb,
+                                  int nb);
   DistMatrix(const DistMatrix&) = delete;
   DistMatrix& operator=(const DistMatrix&) = delete;
   DistMatrix(DistMatrix&&) noexcept = default;
@@ -30,12 +38,12 @@ class DistMatrix {
   int local_cols() const { return cols_.local_size(); }
   /// Leading dimension of the local buffer.
   int ld() const { return desc_[8]; }
-  double* data() { return local_.data(); }
-  const double* data() const { return local_.data(); }
+  double* data() { return local_.get(); }
+  const double* data() const { return local_.get(); }
   /// The ScaLAPACK descriptor (9 ints).
   const int* desc() const { return desc_; }
-  double& local(int li, int lj) { return local_[std::size_t(lj) * ld() + li]; }
-  double local(int li, int lj) const { return local_[std::size_t(lj) * ld() + li]; }
+  double& local(int li, int lj) { return local_.get()[std::size_t(lj) * ld() + li]; }
+  double local(int li, int lj) const { return local_.get()[std::size_t(lj) * ld() + li]; }
 
   /// Sets every owned entry to f(i, j) of its global indices.
   template <class F>
@@ -54,10 +62,14 @@ class DistMatrix {
   std::vector<double> gather_to_root() const;
 
  private:
+  struct Free {
+    void operator()(double* p) const noexcept;
+  };
+  DistMatrix(const BlacsGrid& grid, std::int64_t m, std::int64_t n, int mb, int nb, bool zero);
   const BlacsGrid* grid_;
   BlockCyclic1D rows_, cols_;
   int desc_[9] = {};
-  std::vector<double> local_;
+  std::unique_ptr<double, Free> local_;
 };
 
 /// Collective: copies the m x n block of `src` at (si, sj) into `dst` at

@@ -2,6 +2,7 @@
 /// @file Centering in feature space with distributed reductions.
 #include <vector>
 
+#include "kembed/kernel/assemble.hpp"
 #include "kembed/linalg/dist_matrix.hpp"
 
 namespace kembed::spectral {
@@ -19,5 +20,11 @@ CenteringStats kernel_means(const DistMatrix& k);
 /// Collective: K <- K - 1K/n - K1/n + 1K1/n^2 = J K J with J = I - 11^T/n,
 /// the Gram matrix of the features centered at their mean. Returns the means.
 CenteringStats center_kernel(DistMatrix& k);
+
+/// Collective: the same centering in one pass over k, from the local sums
+/// assembly took as it wrote k (kernel::assemble_kernel's `sums`). Gives the
+/// same bits as center_kernel(k), which first reads k to sum it.
+/// @pre sums are of k's current local block
+CenteringStats center_kernel(DistMatrix& k, const kernel::LocalSums& sums);
 
 }  // namespace kembed::spectral

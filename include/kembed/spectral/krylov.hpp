@@ -8,6 +8,11 @@
 
 namespace kembed::spectral {
 
+/// How the solver multiplies K by a block: `local` is one dgemm per rank over
+/// its whole block of K and one reduction (BlockProduct, the
+/// default, measured faster); `pdgemm` is ScaLAPACK's product, the reference.
+enum class KrylovProduct { local, pdgemm };
+
 struct KrylovSettings {
   /// On ||A v - theta v|| / ||A||_2-estimate of every returned pair. 1e-12 keeps
   /// fits on different rank counts and grids within 1e-10 of each other
@@ -19,6 +24,7 @@ struct KrylovSettings {
   int block = 0;              ///< block width b (0: max(k + max(4, k/4), 24); at least k)
   int depth = 0;              ///< blocks per cycle q (0: 8 if b <= 32, else 6); basis q*b columns
   int max_cycles = 300;       ///< restarts before giving up
+  KrylovProduct product = KrylovProduct::local;
   /// Called after every cycle on every rank, with identical arguments there
   /// (print from rank 0 only): the cycle (1-based), how many of the `wanted`
   /// pairs meet `tol`, and the largest relative residual among them. It must
@@ -45,7 +51,7 @@ int krylov_depth(int b, const KrylovSettings& settings);
 /// Collective: the k algebraically largest eigenpairs of the symmetric `a`
 /// (not modified), by block Krylov subspaces with Rayleigh-Ritz and thick
 /// restart on the b best Ritz vectors. Work per cycle: q - 1 products of `a`
-/// with an n x b block (pdgemm) and O(n (qb)^2) for orthogonalization
+/// with an n x b block (settings.product) and O(n (qb)^2) for orthogonalization
 /// (block Gram-Schmidt twice, CholeskyQR2) on a row-distributed basis.
 /// Memory: two n x qb row-distributed blocks, never an n x n eigenvector matrix.
 /// @pre 1 <= k, a square with square blocks

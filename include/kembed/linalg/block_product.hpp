@@ -1,0 +1,55 @@
+#pragma once
+/// @file The product of a square block-cyclic matrix with a tall, thin
+/// block held as whole rows, as one local dgemm per rank.
+#include <cstdint>
+#include <vector>
+
+#include "kembed/linalg/block_cyclic.hpp"
+#include "kembed/linalg/dist_matrix.hpp"
+#include "kembed/mpi/comm.hpp"
+
+namespace kembed {
+
+/// Y = A X for a square n x n matrix A in block-cyclic layout and n x w
+/// blocks X, Y held as whole rows: rank r of A's grid holds the rows of the
+/// 1-D block-cyclic distribution of n in A's row block size over all ranks
+/// (line_rows()), which is the layout of a DistMatrix on a (ranks x 1) grid
+/// over the same communicator with that row block size.
+///
+/// Instead of pdgemm's sequence of rank-NB updates, every rank multiplies its
+/// whole local block of A once by the rows of X matching its local columns
+/// (gathered along its process column, where the line layout keeps them),
+/// and the partial products are summed by one reduce-scatter that leaves
+/// each rank its own rows of Y. A's local block serves as stored (no
+/// transposed copy, no repacking by kembed; symmetry is not needed).
+/// Communication per product: the process column's rows of X (n w / Q
+/// values) gathered, n w values reduce-scattered.
+/// Move-only (owns two sub-communicators).
+class BlockProduct {
+ public:
+  /// Collective over a's grid (splits its communicator).
+  /// @pre a square with square blocks (mb == nb); a stays alive and unchanged
+  ///      in shape while this object is used.
+  explicit BlockProduct(const DistMatrix& a);
+
+  /// Rows of X and Y this rank holds in the line layout.
+  const BlockCyclic1D& line_dist() const { return line_; }
+  int line_rows() const { return line_.local_size(); }
+
+  /// Collective: y[:, 0:width] = A x[:, 0:width], where x and y are this
+  /// rank's line_rows() x width column-major pieces with leading dimensions
+  /// ldx, ldy >= max(1, line_rows()). x and y must not overlap.
+  void apply(const double* x, int ldx, int width, double* y, int ldy);
+
+ private:
+  const DistMatrix* a_;
+  Comm column_comm_;  // the ranks of this process column, by process row
+  BlockCyclic1D line_;
+  std::vector<BlockCyclic1D> column_lines_;   // line layouts of the column's ranks
+  std::vector<int> gathered_to_local_col_;    // gathered row -> local column of A
+  std::vector<int> scatter_counts_;           // line rows of each rank
+  std::vector<int> receiver_, receiver_row_;  // local row of A -> its rank and line row there
+  std::vector<double> gathered_, packed_, product_, send_;
+};
+
+}  // namespace kembed

@@ -1,0 +1,130 @@
+// Assembly into an uninitialized block (filled with NaN first, as garbage)
+// writes every entry, and centering from the sums assembly took equals the
+// two-pass centering, on every grid shape and several block sizes.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "kembed/core/error.hpp"
+#include "kembed/kernel/assemble.hpp"
+#include "kembed/kernel/distances.hpp"
+#include "kembed/spectral/centering.hpp"
+#include "serial_reference.hpp"
+#include "test_support.hpp"
+
+using namespace kembed;
+using namespace kembed::kernel;
+using namespace kembed::spectral;
+using kembed::test::all_ranks;
+using kembed::test::grid_shapes;
+
+namespace {
+
+// The rows of x (row-major, d columns) that `dist` deals to this rank.
+std::vector<double> panel(const std::vector<double>& x, int d, const BlockCyclic1D& dist) {
+  std::vector<double> p(std::size_t(dist.local_size()) * d);
+  for (int l = 0; l < dist.local_size(); ++l)
+    std::copy_n(&x[std::size_t(dist.to_global(l)) * d], d, &p[std::size_t(l) * d]);
+  return p;
+}
+
+void fill_nan(DistMatrix& a) {
+  const std::size_t count = std::size_t(a.ld()) * std::max(1, a.local_cols());
+  std::fill_n(a.data(), count, std::numeric_limits<double>::quiet_NaN());
+}
+
+// Owned entries of a and b are bitwise equal (NaN included as a mismatch).
+bool same_bits(const DistMatrix& a, const DistMatrix& b) {
+  for (int lj = 0; lj < a.local_cols(); ++lj)
+    for (int li = 0; li < a.local_rows(); ++li) {
+      const double x = a.local(li, lj), y = b.local(li, lj);
+      if (std::memcmp(&x, &y, sizeof x) != 0 || std::isnan(x)) return false;
+    }
+  return true;
+}
+
+Kernel make_kernel(KernelType type) {
+  Kernel k;
+  k.type = type;
+  k.gamma = 0.3;
+  k.degree = 3;
+  k.coef0 = 0.5;
+  return k;
+}
+
+}  // namespace
+
+TEST(FusedCentering, UninitializedAssemblyAndOnePassCenteringMatchTwoPasses) {
+  const Comm world = Comm::world();
+  const int n = 37, d = 4;
+  auto x = test::random_data(n, d, 5);
+  auto huge = x;  // one huge row: rbf refills its pairs after the fused sums
+  for (int t = 0; t < d; ++t) huge[5 * d + t] *= 1e200;
+  for (auto [p, q] : grid_shapes(world.size())) {
+    BlacsGrid grid(world, p, q);
+    for (int nb : {3, 64})
+      for (KernelType type : {KernelType::rbf, KernelType::linear, KernelType::poly,
+                              KernelType::sigmoid, KernelType::cosine, KernelType::laplacian})
+        for (const auto* data : {&x, &huge}) {
+          if (data == &huge && type != KernelType::rbf) continue;  // others overflow by design
+          const Kernel kernel = make_kernel(type);
+          DistMatrix fused = DistMatrix::uninitialized(grid, n, n, nb, nb);
+          DistMatrix plain(grid, n, n, nb, nb);
+          fill_nan(fused);
+          const auto rows = panel(*data, d, fused.row_dist());
+          const auto cols = panel(*data, d, fused.col_dist());
+          LocalSums sums;
+          assemble_kernel(kernel, rows, cols, d, fused, &sums);
+          assemble_kernel(kernel, rows, cols, d, plain);
+          EXPECT_TRUE(all_ranks(world, same_bits(fused, plain)))
+              << "assembly left entries unwritten: " << Kernel::name(type) << " nb " << nb;
+          // The serial kernel is the independent reference for the centered result.
+          const auto reference = test::serial_center(test::serial_kernel(kernel, *data, n, d));
+          const CenteringStats one = center_kernel(fused, sums);
+          const CenteringStats two = center_kernel(plain);
+          EXPECT_TRUE(all_ranks(world, same_bits(fused, plain) && one.row_means == two.row_means &&
+                                           one.col_means == two.col_means &&
+                                           one.grand_mean == two.grand_mean))
+              << Kernel::name(type) << " grid " << p << "x" << q << " nb " << nb;
+          const auto full = fused.gather_to_root();
+          bool close = true;
+          if (world.is_root()) {
+            double scale = 0;
+            for (double v : reference.a) scale = std::max(scale, std::abs(v));
+            for (std::size_t i = 0; i < full.size(); ++i)
+              close &= std::abs(full[i] - reference.a[i]) <= 1e-12 * std::max(scale, 1.0);
+          }
+          EXPECT_TRUE(all_ranks(world, close)) << Kernel::name(type) << " against serial J K J";
+        }
+  }
+}
+
+TEST(FusedCentering, DistancesFillAnUninitializedBlock) {
+  const Comm world = Comm::world();
+  const int n = 23, d = 3;
+  const auto x = test::random_data(n, d, 9);
+  BlacsGrid grid(world);
+  for (Metric metric :
+       {Metric::euclidean, Metric::sqeuclidean, Metric::manhattan, Metric::cosine}) {
+    DistMatrix a = DistMatrix::uninitialized(grid, n, n, 4, 4);
+    DistMatrix b(grid, n, n, 4, 4);
+    fill_nan(a);
+    const auto rows = panel(x, d, a.row_dist());
+    const auto cols = panel(x, d, a.col_dist());
+    assemble_distances(metric, rows, cols, d, a);
+    assemble_distances(metric, rows, cols, d, b);
+    EXPECT_TRUE(all_ranks(world, same_bits(a, b))) << metric_name(metric);
+  }
+}
+
+TEST(FusedCentering, RefusesSumsOfAnotherBlock) {
+  const Comm world = Comm::world();
+  BlacsGrid grid(world);
+  DistMatrix a(grid, 10, 10, 2, 2);
+  LocalSums wrong;
+  wrong.rows.assign(a.local_rows() + 1, 0.0);
+  wrong.cols.assign(a.local_cols(), 0.0);
+  EXPECT_THROW(center_kernel(a, wrong), Error);
+}
