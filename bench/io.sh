@@ -4,7 +4,17 @@
 # .npy, .h5 and CSV (the read + distribute phases of `kembed pca`), and
 # writing the n x k embedding as csv, npy and h5 (its write phase).
 #
-#   bench/io.sh [--n 1000000] [--d 64] [--k 10] [--ranks 2] [--dir DIR] [--keep]
+#   bench/io.sh [--n 1000000] [--d 64] [--k 10] [--ranks 2] [--kernel-n 8000]
+#               [--repeat 3] [--baseline BENCH_BINARY] [--dir DIR] [--keep]
+#
+# A second table (kembed_bench_io, built beside kembed in build/bench/) times
+# each distribution path on its own, best of --repeat, beside the streaming
+# rate of the same file: read_rows of one block of rows per rank (.npy, .bin,
+# .h5), read_block_cyclic (pca's distribute; with --kernel-n, a precomputed
+# n x n kernel as kpca and mds read it), read_panel (kpca's read of X),
+# copy_to_npy (the model's X.npy, with its fingerprint) and fingerprint_rows.
+# --baseline runs another build's kembed_bench_io on the same files first,
+# for a before/after comparison within one run.
 #
 # The data are generated (`kembed generate --dataset gaussian`, .npy and .h5);
 # the CSV of the same shape is the embedding of a pca with all d components,
@@ -16,10 +26,14 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 kembed=${KEMBED:-$root/build/kembed}
 n=1000000; d=64; k=10; ranks=2; dir=$root/results/bench-io; keep=0
+kernel_n=8000; repeat=3; baseline=
+bench_io=${KEMBED_BENCH_IO:-$(dirname "$kembed")/bench/kembed_bench_io}
 while [ $# -gt 0 ]; do
   case $1 in
     --n) n=$2; shift 2 ;; --d) d=$2; shift 2 ;; --k) k=$2; shift 2 ;;
     --ranks) ranks=$2; shift 2 ;; --dir) dir=$2; shift 2 ;; --keep) keep=1; shift ;;
+    --kernel-n) kernel_n=$2; shift 2 ;; --repeat) repeat=$2; shift 2 ;;
+    --baseline) baseline=$2; shift 2 ;;
     *) echo "unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -75,4 +89,30 @@ for f in formats:
 print("\n(read s: the read and distribute phases of run.json, maximum over ranks; write s: its write "
       "phase, which also writes and syncs the small eigenvalues.csv and components.csv)")
 PY
+
+if [ -x "$bench_io" ]; then
+  files=("$dir/X.npy")
+  header=$(( $(od -An -tu2 -j8 -N2 "$dir/X.npy") + 10 ))
+  tail -c +$((header + 1)) "$dir/X.npy" > "$dir/X.bin"
+  files+=(--bin-shape "${n}x$d" "$dir/X.bin")
+  case $formats in *h5*) files+=("$dir/X.h5") ;; esac
+  rm -f "$dir/X.csv"
+  if [ "$kernel_n" -gt 0 ]; then
+    run generate --dataset gaussian --rows "$kernel_n" --cols "$kernel_n" --seed 2 --output "$dir/K.npy" --quiet
+    files+=("$dir/K.npy")
+    case $formats in *h5*)
+      run generate --dataset gaussian --rows "$kernel_n" --cols "$kernel_n" --seed 2 --output "$dir/K.h5" --quiet
+      files+=("$dir/K.h5") ;;
+    esac
+  fi
+  for bench in $baseline "$bench_io"; do
+    echo
+    echo "distribution paths, $ranks ranks, best of $repeat: $bench"
+    echo
+    mpirun --oversubscribe -np "$ranks" "$bench" "${files[@]}" --repeat "$repeat" --out "$dir" ||
+      echo "($bench failed)"
+  done
+else
+  echo "(no $bench_io: build the kembed_bench_io target for the distribution table)"
+fi
 [ "$keep" = 1 ] || rm -rf "$dir"

@@ -9,33 +9,13 @@ std::vector<double> read_panel(io::MatrixFile& file, const BlockCyclic1D& dist) 
 }
 
 void read_block_cyclic(io::MatrixFile& file, DistMatrix& k) {
-  const auto& rows = k.row_dist();
-  const auto& cols = k.col_dist();
-  const int nb = rows.block_size();
-  const std::int64_t n = k.rows(), stride = std::int64_t{nb} * k.grid().nprow();
-  // A rank's block rows come one stripe (nb x n) per step; many steps go into
-  // one collective read of up to about 64 MB per rank, since each read has a
-  // fixed cost (thousands of stripe-sized reads made reading a tall file
-  // slow). Every rank makes the same number of reads; a rank whose blocks are
-  // exhausted asks for nothing.
-  const std::int64_t steps = (n + stride - 1) / stride;
-  const std::int64_t stripe_bytes = std::int64_t{nb} * std::max<std::int64_t>(1, k.cols()) * 8;
-  const std::int64_t group = std::max<std::int64_t>(1, (std::int64_t{64} << 20) / stripe_bytes);
-  for (std::int64_t first = 0; first < steps; first += group) {
-    std::vector<io::RowRange> want;
-    for (std::int64_t step = first; step < std::min(steps, first + group); ++step) {
-      const std::int64_t begin = step * stride + std::int64_t{k.grid().myrow()} * nb;
-      if (begin < n) want.push_back({begin, std::min(begin + nb, n)});
-    }
-    const auto stripes = file.read_rows(want);
-    std::size_t at = 0;
-    for (const io::RowRange& range : want) {
-      const int local_row0 = rows.to_local(range.begin);
-      for (std::int64_t i = 0; i < range.size(); ++i, at += std::size_t(k.cols()))
-        for (int lj = 0; lj < k.local_cols(); ++lj)
-          k.local(local_row0 + static_cast<int>(i), lj) = stripes[at + cols.to_global(lj)];
-    }
-  }
+  const io::BlockCyclicLayout layout{k.row_dist().block_size(), k.col_dist().block_size(), k.grid().nprow(),
+                                     k.grid().npcol(),          k.grid().myrow(),             k.grid().mycol()};
+  const int local_cols = k.local_cols();
+  file.read_block_cyclic(layout, [&](std::int64_t first, std::int64_t count, const double* values) {
+    for (int lj = 0; lj < local_cols; ++lj)
+      std::copy_n(values + std::int64_t{lj} * count, count, &k.local(static_cast<int>(first), lj));
+  });
 }
 
 }  // namespace kembed::distribute

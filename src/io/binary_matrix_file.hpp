@@ -22,7 +22,12 @@ class BinaryMatrixFile final : public MatrixFile {
                                                     const FileHints& hints);
 
   std::string format() const override { return format_; }
+  /// Collective in its errors; the reads themselves are independent, one per
+  /// run of contiguous rows.
   std::vector<double> read_rows(const std::vector<RowRange>& ranges) override;
+  /// Collective: one collective read per group of local rows through a
+  /// darray file view of this rank's tiles (each entry read once overall).
+  void read_block_cyclic(const BlockCyclicLayout& layout, const LocalRowsSink& sink) override;
   /// Collective: closes the file if a read opened it.
   ~BinaryMatrixFile() override;
 
@@ -36,8 +41,10 @@ class BinaryMatrixFile final : public MatrixFile {
   static std::unique_ptr<BinaryMatrixFile> share(const Comm& comm, const std::string& path,
                                                  Layout layout, const std::string& format);
   BinaryMatrixFile(Comm comm, std::string path, const Layout& layout, std::string format);
-  /// Collective: reads the byte blocks of `ranges` into `out` (MPI-IO).
-  void read_bytes(const std::vector<RowRange>& ranges, char* out, std::int64_t bytes);
+  /// Collective: opens the file on the first read.
+  void open_once();
+  /// Local: reads the bytes of `ranges` into `out`; "" or the error message.
+  std::string read_ranges(const std::vector<RowRange>& ranges, char* out);
 
   Comm comm_;  ///< private duplicate of the opening communicator
   std::int64_t data_offset_ = 0;

@@ -11,6 +11,8 @@
 #include <cstring>
 #include <filesystem>
 
+#include "io/block_cyclic_exchange.hpp"
+#include "io/block_cyclic_rows.hpp"
 #include "io/read_only_file.hpp"
 #include "io/row_ranges.hpp"
 #include "kembed/core/error.hpp"
@@ -175,7 +177,7 @@ std::vector<double> Hdf5MatrixFile::read_rows(const std::vector<RowRange>& range
   collectively(comm_, [&] {
     const std::string bad = check_row_ranges(ranges, rows_, path_);
     if (!bad.empty()) throw Error(bad);
-    values.resize(static_cast<std::size_t>(std::max<std::int64_t>(my_rows * cols_, 1)));
+    values = fresh_values(static_cast<std::size_t>(std::max<std::int64_t>(my_rows * cols_, 1)));
   });
   if (set_ < 0) {
     Handle file = open_file(comm_, path_);
@@ -211,13 +213,26 @@ std::vector<double> Hdf5MatrixFile::read_rows(const std::vector<RowRange>& range
   agree(comm_, rc >= 0 ? "" : path_ + ", dataset " + dataset_ + ": read failed");
   values.resize(static_cast<std::size_t>(my_rows * cols_));
   collectively(comm_, [&] {
-    const auto bad = std::find_if(values.begin(), values.end(), [](double v) { return !std::isfinite(v); });
-    if (bad == values.end()) return;
-    const auto index = static_cast<std::int64_t>(bad - values.begin());
+    const std::int64_t index = first_non_finite(values.data(), static_cast<std::int64_t>(values.size()));
+    if (index < 0) return;
     throw Error(path_ + ", dataset " + dataset_ + ": row " + std::to_string(global_row(ranges, index / cols_) + 1) +
                 ", column " + std::to_string(index % cols_ + 1) + " (1-based): non-finite value");
   });
   return values;
+}
+
+void Hdf5MatrixFile::read_block_cyclic(const BlockCyclicLayout& layout, const LocalRowsSink& sink) {
+  if (!exchange_fits(comm_, layout)) {
+    MatrixFile::read_block_cyclic(layout, sink);
+    return;
+  }
+  // read_rows is collective and agrees its own errors; the exchange calls
+  // it on every rank in every round.
+  const auto read = [&](const std::vector<RowRange>& ranges, std::vector<double>& out) {
+    out = read_rows(ranges);
+    return std::string();
+  };
+  exchange_block_cyclic(comm_, path_ + ", dataset " + dataset_, rows_, cols_, layout, read, sink);
 }
 
 Hdf5Writer::Hdf5Writer(const Comm& comm, std::string path, std::string dataset, std::int64_t rows,

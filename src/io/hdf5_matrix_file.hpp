@@ -27,6 +27,10 @@ class Hdf5MatrixFile final : public MatrixFile {
   /// Collective: one collective H5Dread of the union of this rank's row
   /// hyperslabs, converted to float64 by HDF5.
   std::vector<double> read_rows(const std::vector<RowRange>& ranges) override;
+  /// Collective: the ranks of a process row each read a contiguous piece of
+  /// its rows (read_rows) and exchange the columns, so each entry of the
+  /// dataset is read once over all ranks.
+  void read_block_cyclic(const BlockCyclicLayout& layout, const LocalRowsSink& sink) override;
   ~Hdf5MatrixFile() override;
 
  private:

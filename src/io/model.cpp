@@ -24,12 +24,6 @@ void write_all(std::FILE* f, const void* data, std::size_t bytes, const std::str
   }
 }
 
-std::uint64_t fnv1a(std::uint64_t hash, const void* data, std::size_t bytes) {
-  const auto* p = static_cast<const unsigned char*>(data);
-  for (std::size_t i = 0; i < bytes; ++i) hash = (hash ^ p[i]) * 1099511628211ULL;
-  return hash;
-}
-
 }  // namespace
 
 ModelWriter::ModelWriter(std::string dir) : dir_(std::move(dir)) {
@@ -67,45 +61,6 @@ void ModelWriter::finish(Json manifest) {
   file << out.dump(2) << "\n";
   file.close();
   if (!file) throw Error("cannot write '" + path + "'");
-}
-
-std::string fingerprint_rows(const Comm& comm, MatrixFile& source, const std::string& path) {
-  const std::int64_t rows = source.rows(), cols = source.cols();
-  const std::int64_t chunk = std::max<std::int64_t>(1, (std::int64_t{8} << 20) / cols);
-  std::FILE* f = nullptr;
-  collectively(comm, [&] {
-    if (!comm.is_root() || path.empty()) return;
-    f = std::fopen(path.c_str(), "wb");
-    if (!f) throw Error("cannot write '" + path + "'");
-    const std::string header = npy_header_f8(rows, cols);
-    write_all(f, header.data(), header.size(), path);
-  });
-  std::uint64_t hash = 1469598103934665603ULL;
-  for (std::int64_t begin = 0; begin < rows; begin += chunk) {
-    std::vector<RowRange> want;
-    if (comm.is_root()) want.push_back({begin, std::min(rows, begin + chunk)});
-    const auto values = source.read_rows(want);
-    collectively(comm, [&] {
-      if (!comm.is_root()) return;
-      const std::size_t bytes = values.size() * sizeof(double);
-      hash = fnv1a(hash, values.data(), bytes);
-      if (f) write_all(f, values.data(), bytes, path);
-    });
-  }
-  collectively(comm, [&] {
-    if (!f) return;
-    if (std::fflush(f) != 0 || ::fsync(fileno(f)) != 0 || std::fclose(f) != 0)
-      throw Error("cannot write '" + path + "'");
-  });
-  char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
-  std::string fingerprint = hex;
-  comm.broadcast(fingerprint);
-  return fingerprint;
-}
-
-std::string copy_to_npy(const Comm& comm, MatrixFile& source, const std::string& path) {
-  return fingerprint_rows(comm, source, path);
 }
 
 namespace {

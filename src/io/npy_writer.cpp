@@ -145,20 +145,22 @@ void NpyWriter::write_rows(std::int64_t first_row, const std::vector<double>& va
                   std::to_string(rows_) + " rows");
   });
   const std::int64_t bytes = count * 8;
-  const long long calls = comm_.max(static_cast<long long>((bytes + max_chunk_bytes - 1) / max_chunk_bytes));
   const char* data = reinterpret_cast<const char*>(values.data());
   const MPI_Offset offset = header_bytes_ + first_row * cols_ * 8;
   std::string error;
   std::int64_t done = 0;
-  // Every rank makes the same number of collective calls; ranks done early write 0 bytes.
-  for (long long call = 0; call < calls; ++call) {
+  // Independent writes: each rank's rows are one contiguous piece of the
+  // file, which collective two-phase I/O would only copy through an
+  // aggregator's buffer once more. Errors are agreed below.
+  while (done < bytes) {
     const int n = static_cast<int>(std::min(max_chunk_bytes, bytes - done));
     MPI_Status status;
-    const int rc = MPI_File_write_at_all(file_, offset + done, data + done, n, MPI_BYTE, &status);
+    const int rc = MPI_File_write_at(file_, offset + done, data + done, n, MPI_BYTE, &status);
     int written = 0;
     if (rc == MPI_SUCCESS) MPI_Get_count(&status, MPI_BYTE, &written);
     if (error.empty() && rc != MPI_SUCCESS) error = "cannot write '" + temp_ + "': " + mpi_error_text(rc);
     if (error.empty() && written != n) error = "cannot write '" + temp_ + "': short write (disk full?)";
+    if (!error.empty()) break;
     done += n;
   }
   agree(comm_, error);

@@ -15,8 +15,9 @@ namespace kembed::distribute {
 /// columns) of a kernel matrix; no rank holds more of X than that.
 std::vector<double> read_panel(io::MatrixFile& file, const BlockCyclic1D& dist);
 
-/// Collective: reads the m x n matrix in `file` into the block-cyclic `k`,
-/// one block row at a time (memory: one nb x n stripe per rank).
+/// Collective: reads the m x n matrix in `file` into the block-cyclic `k`
+/// (io::MatrixFile::read_block_cyclic: binary and HDF5 files read each entry
+/// once over all ranks; memory: about 64 MB of local rows per rank at a time).
 /// @pre file is k.rows() x k.cols()
 void read_block_cyclic(io::MatrixFile& file, DistMatrix& k);
 

@@ -1,6 +1,7 @@
 #pragma once
 /// @file Dense matrices stored in files: text (CSV/TSV/whitespace), NumPy .npy, raw .bin.
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -29,6 +30,19 @@ struct FileHints {
   std::string dataset;  ///< HDF5 dataset path; empty: the file's only dataset
 };
 
+/// A 2-D block-cyclic layout (ScaLAPACK's, source process (0, 0)) as seen
+/// from the process at (myrow, mycol) of an nprow x npcol grid.
+struct BlockCyclicLayout {
+  int row_block = 1, col_block = 1;
+  int nprow = 1, npcol = 1;
+  int myrow = 0, mycol = 0;
+};
+
+/// Receives a group of consecutive local rows of a block-cyclic read:
+/// (first local row, number of rows m, the values column-major, m x local
+/// columns with leading dimension m), the layout of a ScaLAPACK local block.
+using LocalRowsSink = std::function<void(std::int64_t, std::int64_t, const double*)>;
+
 /// Collective handle to an n x d matrix in a file. Shape known on every rank.
 class MatrixFile {
  public:
@@ -43,6 +57,14 @@ class MatrixFile {
   /// possibly none) and receives those rows row-major (sum of sizes x cols()).
   /// Non-finite values are agreed errors naming the file, row and column.
   virtual std::vector<double> read_rows(const std::vector<RowRange>& ranges) = 0;
+
+  /// Collective: this rank's entries of the matrix distributed as `layout`
+  /// says, handed to `sink` in groups of whole local rows (each local row
+  /// exactly once, groups of at most about 64 MB). Binary and HDF5 files read each entry of the file once
+  /// over all ranks; the default reads each stripe of row blocks with
+  /// read_rows() and keeps this rank's columns. Non-finite values are agreed
+  /// errors naming the file, row and column.
+  virtual void read_block_cyclic(const BlockCyclicLayout& layout, const LocalRowsSink& sink);
 
   /// Row ids (one per row, in row order) from a text file's --id-column, on
   /// rank 0 only; empty on other ranks, without --id-column and for binary

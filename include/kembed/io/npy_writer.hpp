@@ -39,8 +39,9 @@ class NpyWriter {
 
   /// Collective: each rank writes its rows [first_row, first_row +
   /// values.size() / cols) at byte offset header + first_row * cols * 8 with
-  /// MPI_File_write_at_all. Every rank must call it the same number of times;
-  /// a rank with nothing to write passes an empty vector.
+  /// independent MPI_File_write_at calls (its rows are one contiguous piece),
+  /// then the ranks agree on errors. Every rank must call it the same number
+  /// of times; a rank with nothing to write passes an empty vector.
   /// @pre values.size() is a multiple of cols; the rows are inside the matrix.
   void write_rows(std::int64_t first_row, const std::vector<double>& values);
 

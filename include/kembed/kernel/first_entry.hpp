@@ -27,7 +27,14 @@ std::optional<FlaggedEntry> first_flagged_entry(const DistMatrix& a, Classify&& 
   long long first = kNone;
   int code = 0;
   double value = 0;
-  for (int lj = 0; lj < a.local_cols(); ++lj) {
+  // Usually nothing is flagged: find that out in one branch-free pass, without
+  // the global index arithmetic that costs more than the test itself.
+  int any = 0;
+  for (int lj = 0; lj < a.local_cols() && a.local_rows() > 0; ++lj) {
+    const double* column = a.data() + static_cast<std::size_t>(lj) * a.ld();
+    for (int li = 0; li < a.local_rows(); ++li) any |= classify(column[li], li, lj);
+  }
+  for (int lj = 0; any && lj < a.local_cols(); ++lj) {
     const std::int64_t j = a.col_dist().to_global(lj);
     for (int li = 0; li < a.local_rows(); ++li) {
       const long long index = a.row_dist().to_global(li) * a.cols() + j;

@@ -1,0 +1,101 @@
+// The model's copy of the training data (copy_to_npy) written by all ranks,
+// and its FNV-1a fingerprint, against a serial FNV-1a computed here over the
+// values the test wrote, for several round sizes (so the hash state passes
+// between ranks inside and across rounds).
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "io/data_fingerprint.hpp"
+#include "kembed/io/matrix_file.hpp"
+#include "kembed/io/model.hpp"
+#include "kembed/mpi/comm.hpp"
+#include "test_support.hpp"
+
+using namespace kembed;
+using kembed::test::all_ranks;
+
+namespace {
+
+constexpr std::int64_t m = 41, n = 3;
+
+std::string serial_fnv1a(const std::vector<double>& a) {
+  std::uint64_t hash = 1469598103934665603ULL;
+  const auto* p = reinterpret_cast<const unsigned char*>(a.data());
+  for (std::size_t i = 0; i < a.size() * sizeof(double); ++i) hash = (hash ^ p[i]) * 1099511628211ULL;
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
+  return hex;
+}
+
+std::string read_all(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+}  // namespace
+
+TEST(DataCopy, EveryRankWritesItsRowsAndTheFingerprintIsTheSerialOne) {
+  const Comm comm = Comm::world();
+  const std::string dir = test::scratch_dir(comm, "data_copy");
+  std::mt19937_64 gen(7);
+  std::normal_distribution<double> normal(0.0, 3.0);
+  std::vector<double> a(static_cast<std::size_t>(m * n));
+  for (double& v : a) v = normal(gen);
+  // float32 source: the fingerprint is of the float64 values kembed reads.
+  std::vector<double> widened(a.size());
+  for (std::size_t i = 0; i < a.size(); ++i) widened[i] = static_cast<float>(a[i]);
+  if (comm.is_root()) {
+    std::ofstream(dir + "/a.bin", std::ios::binary)
+        .write(reinterpret_cast<const char*>(a.data()), static_cast<std::streamsize>(a.size() * sizeof(double)));
+    std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (41, 3), }";
+    dict.append((64 - (10 + dict.size() + 1) % 64) % 64, ' ');
+    dict += '\n';
+    std::string npy = "\x93NUMPY\x01";
+    npy += '\0';
+    npy += static_cast<char>(dict.size());
+    npy += '\0';
+    npy += dict;
+    for (double v : a) {
+      const float x = static_cast<float>(v);
+      npy.append(reinterpret_cast<const char*>(&x), sizeof x);
+    }
+    std::ofstream(dir + "/a32.npy", std::ios::binary) << npy;
+  }
+  comm.barrier();
+  const std::vector<std::pair<std::string, const std::vector<double>*>> sources = {{dir + "/a.bin", &a},
+                                                                                  {dir + "/a32.npy", &widened}};
+  int copy = 0;
+  for (const auto& [source_path, values] : sources) {
+    auto source = io::open_matrix_file(comm, source_path, source_path.size() > 4 && source_path.substr(source_path.size() - 4) == ".bin"
+                                                              ? io::FileHints{m, n}
+                                                              : io::FileHints{});
+    const std::string expected = serial_fnv1a(*values);
+    EXPECT_TRUE(all_ranks(comm, io::fingerprint_rows(comm, *source) == expected)) << source_path;
+    // Rounds of 1, 4 and 100 rows per rank: many rounds, a partial last one, a single one.
+    for (const std::int64_t chunk : {1, 4, 100}) {
+      const std::string copy_path = dir + "/X" + std::to_string(copy++) + ".npy";
+      const std::string fingerprint = io::fingerprint_rows_in_rounds(comm, *source, copy_path, chunk);
+      EXPECT_TRUE(all_ranks(comm, fingerprint == expected)) << source_path << ", " << chunk << " rows a round";
+      // The copy: a .npy header for (41, 3) float64, then exactly the values.
+      bool ok = true;
+      if (comm.is_root()) {
+        const std::string bytes = read_all(copy_path);
+        const std::size_t header = 10 + static_cast<unsigned char>(bytes[8]) + 256u * static_cast<unsigned char>(bytes[9]);
+        ok = bytes.size() == header + values->size() * sizeof(double) &&
+             bytes.find("'descr': '<f8'") != std::string::npos && bytes.find("'shape': (41, 3)") != std::string::npos &&
+             std::memcmp(bytes.data() + header, values->data(), values->size() * sizeof(double)) == 0;
+      }
+      EXPECT_TRUE(all_ranks(comm, ok)) << copy_path;
+    }
+  }
+  comm.barrier();
+  if (comm.is_root()) std::filesystem::remove_all(dir);
+}
