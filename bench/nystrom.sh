@@ -13,17 +13,20 @@
 #      principal angle between the exact and approximate k-dim embeddings.
 #
 #   bench/nystrom.sh [--big N] [--mid N] [--small N] [--landmarks M] [--ranks P] [--out DIR]
-#                    [--dataset gaussian|blobs] [--no-sklearn]
+#                    [--dataset gaussian|blobs|swissroll] [--no-sklearn] [--tables "1 2 3"]
+#                    [--ms "250 500 1000 2000"] [--selections "uniform kmeans++"] [--cols D]
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 kembed=${KEMBED:-$root/build/kembed}
 big=1000000; mid=100000; small=8000; m=1000; ranks=2; out=$root/results/nystrom; sklearn=1
-dataset=gaussian
+dataset=gaussian; tables="1 2 3"; ms="250 500 1000 2000"; selections="uniform kmeans++"; d=64
 while [ $# -gt 0 ]; do
   case $1 in
     --big) big=$2; shift 2 ;; --mid) mid=$2; shift 2 ;; --small) small=$2; shift 2 ;;
     --landmarks) m=$2; shift 2 ;; --ranks) ranks=$2; shift 2 ;; --out) out=$2; shift 2 ;;
     --dataset) dataset=$2; shift 2 ;; --no-sklearn) sklearn=0; shift ;;
+    --tables) tables=$2; shift 2 ;; --ms) ms=$2; shift 2 ;; --selections) selections=$2; shift 2 ;;
+    --cols) d=$2; shift 2 ;;
     *) echo "unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -34,17 +37,19 @@ if [ "$sklearn" = 1 ] && ! $py -c "import sklearn" 2>/dev/null; then
   exit 1
 fi
 mkdir -p "$out"
-d=64; k=10; gamma=0.015625
+k=10; gamma=$(awk -v d="$d" 'BEGIN { printf "%.17g", 1 / d }')
 common=(--kernel rbf --gamma "$gamma" -k "$k" --quiet)
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
 field() {  # field RUN_JSON EXPRESSION (python on the parsed run.json `j`)
   $py -c "import json, sys; j = json.load(open(sys.argv[1])); print($2)" "$1"
 }
-echo "data: $dataset (kembed generate, seed 1), rbf gamma = 1/64"
+echo "data: $dataset (kembed generate, seed 1), d = $d, rbf gamma = 1/$d"
+want() { case " $tables " in *" $1 "*) return 0 ;; esac; return 1; }
 echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(grep -c ^processor /proc/cpuinfo) cores, $(free -g | awk '/Mem:/ { print $2 }') GB; $(date -u '+%Y-%m-%d %H:%M UTC')"
 
 # 1. The big run.
+if want 1; then
 rm -rf "$out/big"
 start=$(now)
 mpirun --oversubscribe -np "$ranks" "$kembed" kpca --generate "$dataset" --rows "$big" --cols "$d" \
@@ -56,19 +61,23 @@ echo "| n | d | M | k | ranks | wall s | landmarks s | pass1 s | solve s | pass2
 echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 echo "| $big | $d | $m | $k | $ranks | $wall | $(field "$j" "' | '.join('%.2f' % j['time_seconds'][p] for p in ['landmarks', 'pass1', 'solve', 'pass2', 'write'])") | $(field "$j" "'%.2f' % (j['peak_memory_bytes_per_rank_max'] / 1e9)") | $(field "$j" "j['approximation']['dropped_directions']") | $(field "$j" "j['approximation']['pass1_accumulates']") |"
 
+fi
+
 # 2. kembed and scikit-learn on the same file.
 for n in "$mid" "$small"; do
-  [ -f "$out/$dataset-$n.npy" ] || mpirun --oversubscribe -np "$ranks" "$kembed" generate \
-    --dataset "$dataset" --rows "$n" --cols "$d" --seed 1 --output "$out/$dataset-$n.npy" --quiet
+  if [ "$n" = "$mid" ] && ! want 2; then continue; fi
+  [ -f "$out/$dataset-d$d-$n.npy" ] || mpirun --oversubscribe -np "$ranks" "$kembed" generate \
+    --dataset "$dataset" --rows "$n" --cols "$d" --seed 1 --output "$out/$dataset-d$d-$n.npy" --quiet
 done
+if want 2; then
 rm -rf "$out/mid"
 start=$(now)
-mpirun --oversubscribe -np "$ranks" "$kembed" kpca --input "$out/$dataset-$mid.npy" --approx nystrom \
+mpirun --oversubscribe -np "$ranks" "$kembed" kpca --input "$out/$dataset-d$d-$mid.npy" --approx nystrom \
   --landmarks "$m" --output-format npy "${common[@]}" -o "$out/mid"
 kembed_mid=$(since "$start")
 sk_mid="-"
 if [ "$sklearn" = 1 ]; then
-  sk_mid=$(OPENBLAS_NUM_THREADS=$ranks OMP_NUM_THREADS=$ranks $py - "$out/$dataset-$mid.npy" "$m" "$k" "$gamma" <<'PY'
+  sk_mid=$(OPENBLAS_NUM_THREADS=$ranks OMP_NUM_THREADS=$ranks $py - "$out/$dataset-d$d-$mid.npy" "$m" "$k" "$gamma" <<'PY'
 import sys, time, numpy as np
 from sklearn.kernel_approximation import Nystroem
 from sklearn.decomposition import PCA
@@ -86,8 +95,11 @@ echo "| n | M | k | kembed ranks | kembed end to end s | scikit-learn Nystroem +
 echo "|---|---|---|---|---|---|---|"
 echo "| $mid | $m | $k | $ranks | $kembed_mid | $sk_mid | $(awk -v a="$kembed_mid" -v b="$sk_mid" 'BEGIN { if (b + 0 > 0) printf "%.1f", b / a; else print "-" }') |"
 
+fi
+
 # 3. Accuracy against exact kernel PCA at n = small.
-x=$out/$dataset-$small.npy
+want 3 || exit 0
+x=$out/$dataset-d$d-$small.npy
 rm -rf "$out/exact"
 mpirun --oversubscribe -np "$ranks" "$kembed" kpca --input "$x" --solver krylov --output-format npy \
   "${common[@]}" -o "$out/exact"
@@ -105,8 +117,8 @@ PY
 echo
 echo "| n = $small, k = $k | M | landmarks | max relative eigenvalue error | largest principal angle (deg) | seconds |"
 echo "|---|---|---|---|---|---|"
-for mm in 250 500 1000 2000; do
-  for sel in uniform kmeans++; do
+for mm in $ms; do
+  for sel in $selections; do
     rm -rf "$out/acc"
     start=$(now)
     mpirun --oversubscribe -np "$ranks" "$kembed" kpca --input "$x" --approx nystrom --landmarks "$mm" \
