@@ -78,7 +78,7 @@ PY
   if [ $have_r = 1 ]; then
     OPENBLAS_NUM_THREADS=2 Rscript -e '
       args <- commandArgs(TRUE); library(ca)
-      con <- pipe(paste("/usr/bin/python3 -c \"import numpy as np,sys; np.savetxt(sys.stdout, np.load(\x27", args[1], "\x27), fmt=\x27%d\x27)\""))
+      con <- pipe(paste0("/usr/bin/python3 -c \"import numpy as np,sys; np.savetxt(sys.stdout, np.load(\x27", args[1], "\x27), fmt=\x27%d\x27)\""))
       x <- as.matrix(read.table(con)); x <- x[rowSums(x) > 0, colSums(x) > 0]
       t0 <- Sys.time(); fit <- ca(x, nd = as.integer(args[2])); t <- as.numeric(Sys.time() - t0, units = "secs")
       cat(sprintf("%d,%d,%s,R-ca,1,,,,,,%.3f,\n", nrow(x), ncol(x), args[2], t))' "$data" "$k" >> "$csv"

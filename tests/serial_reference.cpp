@@ -101,4 +101,24 @@ void serial_fix_signs(std::vector<double>& v, int n, int k) {
   }
 }
 
+SerialKpca serial_kpca(const Dense& kernel, int k) {
+  const int n = kernel.n;
+  Dense vectors;
+  const Dense centered = serial_center(kernel);
+  const auto w = serial_eigh(centered, vectors);
+  std::vector<double> v(std::size_t(n) * k);
+  SerialKpca ref;
+  for (int i = 0; i < n; ++i) ref.trace += centered(i, i);
+  for (int j = 0; j < k; ++j) {
+    ref.values.push_back(w[n - 1 - j]);
+    for (int i = 0; i < n; ++i) v[std::size_t(j) * n + i] = vectors(i, n - 1 - j);
+  }
+  serial_fix_signs(v, n, k);
+  ref.embedding.resize(std::size_t(n) * k);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < k; ++j)
+      ref.embedding[std::size_t(i) * k + j] = v[std::size_t(j) * n + i] * std::sqrt(ref.values[j]);
+  return ref;
+}
+
 }  // namespace kembed::test

@@ -38,4 +38,12 @@ std::vector<double> serial_eigh(const Dense& a, Dense& vectors);
 /// (first within a relative 1e-8) is positive.
 void serial_fix_signs(std::vector<double>& v, int n, int k);
 
+/// Kernel PCA computed serially: the top k eigenpairs of serial_center(kernel).
+struct SerialKpca {
+  std::vector<double> values;     ///< top k, descending
+  std::vector<double> embedding;  ///< n x k row-major, sqrt(lambda) v, signs fixed
+  double trace = 0;               ///< of the centered kernel
+};
+SerialKpca serial_kpca(const Dense& kernel, int k);
+
 }  // namespace kembed::test

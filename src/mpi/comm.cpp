@@ -114,49 +114,25 @@ void Comm::broadcast_bytes(void* data, std::size_t bytes, int root) const {
 }
 
 std::vector<char> Comm::allgatherv_bytes(const void* data, std::size_t bytes) const {
-  // Sizes first; then each rank's bytes in pieces below 2^30 so that every
-  // count and displacement of one MPI_Allgatherv fits in an int.
-  const int p = size();
-  std::vector<long long> sizes(static_cast<std::size_t>(p));
-  const long long mine = static_cast<long long>(bytes);
-  MPI_Allgather(&mine, 1, MPI_LONG_LONG, sizes.data(), 1, MPI_LONG_LONG, comm_);
-  std::vector<long long> offsets(static_cast<std::size_t>(p) + 1, 0);
-  for (int r = 0; r < p; ++r) offsets[r + 1] = offsets[r] + sizes[r];
-  std::vector<char> all(static_cast<std::size_t>(offsets[p]));
-  const long long chunk = std::max(1LL, (1LL << 30) / p);  // p chunks per round fit an int
-  long long largest = 0;
-  for (long long s : sizes) largest = std::max(largest, s);
-  const auto* mine_bytes = static_cast<const char*>(data);
-  std::vector<char> buffer;
-  std::vector<int> counts(static_cast<std::size_t>(p)), displs(static_cast<std::size_t>(p));
-  for (long long done = 0; done < largest; done += chunk) {
-    int total = 0;
-    for (int r = 0; r < p; ++r) {
-      counts[r] = static_cast<int>(std::max(0LL, std::min(chunk, sizes[r] - done)));
-      displs[r] = total;
-      total += counts[r];
-    }
-    buffer.resize(static_cast<std::size_t>(total));
-    MPI_Allgatherv(mine_bytes + std::min(done, mine), counts[rank()], MPI_BYTE, buffer.data(),
-                   counts.data(), displs.data(), MPI_BYTE, comm_);
-    for (int r = 0; r < p; ++r)
-      std::copy_n(buffer.data() + displs[r], counts[r], all.data() + offsets[r] + done);
-  }
-  return all;
+  return gather_bytes(data, bytes, kAllRanks);
 }
 
 std::vector<char> Comm::gatherv_bytes(const void* data, std::size_t bytes, int root) const {
-  // As allgatherv_bytes, in pieces whose counts and displacements fit an int,
-  // received on the root only.
+  return gather_bytes(data, bytes, root);
+}
+
+std::vector<char> Comm::gather_bytes(const void* data, std::size_t bytes, int root) const {
+  // Sizes first; then each rank's bytes in pieces below 2^30 so that every
+  // count and displacement of one MPI_(All)gatherv fits in an int.
   const int p = size();
   std::vector<long long> sizes(static_cast<std::size_t>(p));
   const long long mine = static_cast<long long>(bytes);
   MPI_Allgather(&mine, 1, MPI_LONG_LONG, sizes.data(), 1, MPI_LONG_LONG, comm_);
   std::vector<long long> offsets(static_cast<std::size_t>(p) + 1, 0);
   for (int r = 0; r < p; ++r) offsets[r + 1] = offsets[r] + sizes[r];
-  const bool receiving = rank() == root;
+  const bool receiving = root == kAllRanks || root == rank();
   std::vector<char> all(receiving ? static_cast<std::size_t>(offsets[p]) : 0);
-  const long long chunk = std::max(1LL, (1LL << 30) / p);
+  const long long chunk = std::max(1LL, (1LL << 30) / p);  // p chunks per round fit an int
   const long long largest = *std::max_element(sizes.begin(), sizes.end());
   const auto* mine_bytes = static_cast<const char*>(data);
   std::vector<char> buffer;
@@ -169,8 +145,13 @@ std::vector<char> Comm::gatherv_bytes(const void* data, std::size_t bytes, int r
       total += counts[r];
     }
     if (receiving) buffer.resize(static_cast<std::size_t>(total));
-    MPI_Gatherv(mine_bytes + std::min(done, mine), counts[rank()], MPI_BYTE, buffer.data(),
-                counts.data(), displs.data(), MPI_BYTE, root, comm_);
+    const char* piece = mine_bytes + std::min(done, mine);
+    if (root == kAllRanks)
+      MPI_Allgatherv(piece, counts[rank()], MPI_BYTE, buffer.data(), counts.data(),
+                     displs.data(), MPI_BYTE, comm_);
+    else
+      MPI_Gatherv(piece, counts[rank()], MPI_BYTE, buffer.data(), counts.data(), displs.data(),
+                  MPI_BYTE, root, comm_);
     if (receiving)
       for (int r = 0; r < p; ++r)
         std::copy_n(buffer.data() + displs[r], counts[r], all.data() + offsets[r] + done);

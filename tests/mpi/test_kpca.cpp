@@ -20,29 +20,7 @@ using namespace kembed::kernel;
 
 namespace {
 
-struct Reference {
-  std::vector<double> values;     // top k, descending
-  std::vector<double> embedding;  // n x k row-major
-};
-
-// Top-k eigenpairs of the serially centered kernel, scaled as kembed documents.
-Reference serial_kpca(const test::Dense& kernel, int k) {
-  const int n = kernel.n;
-  test::Dense vectors;
-  const auto w = test::serial_eigh(test::serial_center(kernel), vectors);
-  std::vector<double> v(std::size_t(n) * k);
-  Reference ref;
-  for (int j = 0; j < k; ++j) {
-    ref.values.push_back(w[n - 1 - j]);
-    for (int i = 0; i < n; ++i) v[std::size_t(j) * n + i] = vectors(i, n - 1 - j);
-  }
-  test::serial_fix_signs(v, n, k);
-  ref.embedding.resize(std::size_t(n) * k);
-  for (int i = 0; i < n; ++i)
-    for (int j = 0; j < k; ++j)
-      ref.embedding[std::size_t(i) * k + j] = v[std::size_t(j) * n + i] * std::sqrt(ref.values[j]);
-  return ref;
-}
+using test::serial_kpca;
 
 struct Case {
   KernelType type;

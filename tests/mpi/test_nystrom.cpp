@@ -24,31 +24,8 @@ using namespace kembed::kernel;
 
 namespace {
 
-struct Reference {
-  std::vector<double> values;     // top k, descending
-  std::vector<double> embedding;  // n x k row-major, sqrt(lambda) v, signs fixed
-  double trace = 0;
-};
-
-Reference serial_kpca(const test::Dense& kernel, int k) {
-  const int n = kernel.n;
-  test::Dense vectors;
-  const test::Dense centered = test::serial_center(kernel);
-  const auto w = test::serial_eigh(centered, vectors);
-  std::vector<double> v(std::size_t(n) * k);
-  Reference ref;
-  for (int i = 0; i < n; ++i) ref.trace += centered(i, i);
-  for (int j = 0; j < k; ++j) {
-    ref.values.push_back(w[n - 1 - j]);
-    for (int i = 0; i < n; ++i) v[std::size_t(j) * n + i] = vectors(i, n - 1 - j);
-  }
-  test::serial_fix_signs(v, n, k);
-  ref.embedding.resize(std::size_t(n) * k);
-  for (int i = 0; i < n; ++i)
-    for (int j = 0; j < k; ++j)
-      ref.embedding[std::size_t(i) * k + j] = v[std::size_t(j) * n + i] * std::sqrt(ref.values[j]);
-  return ref;
-}
+using Reference = test::SerialKpca;
+using test::serial_kpca;
 
 struct Case {
   KernelType type;

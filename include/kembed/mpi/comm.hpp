@@ -108,6 +108,9 @@ class Comm {
  private:
   std::vector<char> allgatherv_bytes(const void* data, std::size_t bytes) const;
   std::vector<char> gatherv_bytes(const void* data, std::size_t bytes, int root) const;
+  /// Both: onto `root`, or onto every rank when root is kAllRanks.
+  static constexpr int kAllRanks = -1;
+  std::vector<char> gather_bytes(const void* data, std::size_t bytes, int root) const;
   /// Broadcast of raw bytes in chunks that fit MPI's int counts.
   void broadcast_bytes(void* data, std::size_t bytes, int root) const;
   Comm(MPI_Comm comm, bool owned) : comm_(comm), owned_(owned) {}
