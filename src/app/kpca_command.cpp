@@ -125,6 +125,18 @@ std::string eigenvalues_csv(const approx::NystromResult& r) {
   return io::format_csv({"eigenvalue", "explained_variance_ratio"}, table);
 }
 
+// The kernel a model's manifest names (local: the typed accessors throw
+// Error naming the file and field, so call it inside collectively()).
+Kernel kernel_from_manifest(const io::Model& model) {
+  Kernel kernel;
+  kernel.type = Kernel::parse(model.choice("kernel.name", io::manifest_kernel_names()));
+  if (model.has("kernel.gamma")) kernel.gamma = model.positive("kernel.gamma");
+  if (model.has("kernel.degree"))
+    kernel.degree = static_cast<int>(model.integer("kernel.degree", 1, INT_MAX));
+  if (model.has("kernel.coef0")) kernel.coef0 = model.number("kernel.coef0");
+  return kernel;
+}
+
 // Collective: writes the Nystrom model/ (what z(x) = k(x, L) P - offset needs).
 void save_nystrom_model(Run& run, const approx::NystromResult& r) {
   const approx::NystromModel& m = r.model;
@@ -268,11 +280,7 @@ void save_model(Run& run, const KpcaResult& r, int k, const InverseMap* inverse,
 Projection project_nystrom(const io::Model& model, io::MatrixFile& points, const Comm& comm) {
   approx::NystromModel m;
   collectively(comm, [&] {
-    m.kernel.type = Kernel::parse(model.choice("kernel.name", io::manifest_kernel_names()));
-    if (model.has("kernel.gamma")) m.kernel.gamma = model.positive("kernel.gamma");
-    if (model.has("kernel.degree"))
-      m.kernel.degree = static_cast<int>(model.integer("kernel.degree", 1, INT_MAX));
-    if (model.has("kernel.coef0")) m.kernel.coef0 = model.number("kernel.coef0");
+    m.kernel = kernel_from_manifest(model);
     m.d = model.integer("d", 1, io::kMaxModelDimension);
     m.m = model.integer("landmarks", 1, io::kMaxModelDimension);
     m.k = static_cast<int>(model.integer("k", 1, m.m));
@@ -388,11 +396,7 @@ KpcaModelStats kpca_model_stats(const io::Model& model, const Comm& comm) {
       throw Error(model.manifest_path() + ": a Nystrom model (kpca --approx nystrom) holds no "
                   "training samples or kernel means; pre-images need an exact kernel PCA model "
                   "(refit without --approx)");
-    stats.kernel.type = Kernel::parse(model.choice("kernel.name", io::manifest_kernel_names()));
-    if (model.has("kernel.gamma")) stats.kernel.gamma = model.positive("kernel.gamma");
-    if (model.has("kernel.degree"))
-      stats.kernel.degree = static_cast<int>(model.integer("kernel.degree", 1, INT_MAX));
-    if (model.has("kernel.coef0")) stats.kernel.coef0 = model.number("kernel.coef0");
+    stats.kernel = kernel_from_manifest(model);
     stats.n = model.integer("n", 2, io::kMaxModelDimension);
     stats.d = model.integer("d", 0, io::kMaxModelDimension);
     stats.k = static_cast<int>(model.integer("k", 1, stats.n));
