@@ -43,7 +43,12 @@ run() { mpirun --oversubscribe -np "$ranks" "$kembed" "$@"; }
 
 formats="npy csv"
 "$kembed" --version | grep -q 'output csv npy h5' && formats="npy h5 csv"
-rm -rf "$dir"; mkdir -p "$dir"
+# Scratch directory: only one this script created (marked) is ever replaced.
+if [ -e "$dir" ] && [ ! -f "$dir/.kembed-bench" ]; then
+  echo "$dir exists and is not a scratch directory of this benchmark: give another --dir" >&2
+  exit 2
+fi
+rm -rf "$dir"; mkdir -p "$dir"; : > "$dir/.kembed-bench"
 echo "generating $n x $d ($formats) in $dir ..."
 run generate --dataset gaussian --rows "$n" --cols "$d" --seed 1 --output "$dir/X.npy" --quiet
 case $formats in *h5*)

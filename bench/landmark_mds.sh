@@ -33,7 +33,12 @@ done
 [ -x "$kembed" ] || { echo "no kembed binary at $kembed (build it or set KEMBED)" >&2; exit 2; }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
 run() { mpirun --oversubscribe -np "$ranks" "$kembed" "$@"; }
-rm -rf "$dir"; mkdir -p "$dir"
+# Scratch directory: only one this script created (marked) is ever replaced.
+if [ -e "$dir" ] && [ ! -f "$dir/.kembed-bench" ]; then
+  echo "$dir exists and is not a scratch directory of this benchmark: give another --dir" >&2
+  exit 2
+fi
+rm -rf "$dir"; mkdir -p "$dir"; : > "$dir/.kembed-bench"
 echo "# $(date -u '+%Y-%m-%d %H:%M UTC') on $(uname -n): $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(grep -c ^processor /proc/cpuinfo) cores, load $(cut -d' ' -f1 /proc/loadavg), $(free -g | awk '/Mem:/ {print $2}') GB"
 
 if [ "$scale" = 1 ]; then

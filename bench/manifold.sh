@@ -24,7 +24,6 @@ data=$out/swissroll-$rows.npy
   --rows "$rows" --cols 3 --seed 1 --output "$data" --quiet
 run() {  # name, kembed arguments...
   local name=$1; shift
-  rm -rf "$out/$name"
   /usr/bin/time -f "%e s, %M KB max RSS (one rank)" -o "$out/$name.time" \
     mpirun --oversubscribe -np "$ranks" "$kembed" "$@" --input "$data" -k 2 --output-dir "$out/$name" --quiet
 }

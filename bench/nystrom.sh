@@ -50,7 +50,6 @@ echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *
 
 # 1. The big run.
 if want 1; then
-rm -rf "$out/big"
 start=$(now)
 mpirun --oversubscribe -np "$ranks" "$kembed" kpca --generate "$dataset" --rows "$big" --cols "$d" \
   --seed 1 --approx nystrom --landmarks "$m" --output-format npy "${common[@]}" -o "$out/big"
@@ -70,7 +69,6 @@ for n in "$mid" "$small"; do
     --dataset "$dataset" --rows "$n" --cols "$d" --seed 1 --output "$out/$dataset-d$d-$n.npy" --quiet
 done
 if want 2; then
-rm -rf "$out/mid"
 start=$(now)
 mpirun --oversubscribe -np "$ranks" "$kembed" kpca --input "$out/$dataset-d$d-$mid.npy" --approx nystrom \
   --landmarks "$m" --output-format npy "${common[@]}" -o "$out/mid"
@@ -100,7 +98,6 @@ fi
 # 3. Accuracy against exact kernel PCA at n = small.
 want 3 || exit 0
 x=$out/$dataset-d$d-$small.npy
-rm -rf "$out/exact"
 mpirun --oversubscribe -np "$ranks" "$kembed" kpca --input "$x" --solver krylov --output-format npy \
   "${common[@]}" -o "$out/exact"
 accuracy() {  # accuracy DIR: max relative eigenvalue error, largest principal angle (degrees)
@@ -119,7 +116,6 @@ echo "| n = $small, k = $k | M | landmarks | max relative eigenvalue error | lar
 echo "|---|---|---|---|---|---|"
 for mm in $ms; do
   for sel in $selections; do
-    rm -rf "$out/acc"
     start=$(now)
     mpirun --oversubscribe -np "$ranks" "$kembed" kpca --input "$x" --approx nystrom --landmarks "$mm" \
       --landmark-selection "$sel" --output-format npy "${common[@]}" -o "$out/acc"
