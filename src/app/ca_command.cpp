@@ -220,6 +220,14 @@ CaResult fit_and_write(Run& run, const SolveOptions& solve, CaSettings settings)
   return r;
 }
 
+// S^T S (J x J) of whole rows on P x 1, S S^T on 1 x P: one local product per
+// rank and a reduction (the pca rule).
+GridPreference ca_grid(const CaSettings& settings, const io::MatrixFile& table) {
+  return resolve_ca_route(settings.route, table.rows(), table.cols()) == CaRoute::columns
+             ? GridPreference::cross_columns
+             : GridPreference::cross_rows;
+}
+
 }  // namespace
 
 po::options_description ca_options() {
@@ -239,6 +247,7 @@ void run_ca(const po::variables_map& vm, const Comm& world) {
   const SolveOptions solve(vm);
   const CaSettings settings = settings_from(solve, CaOptions(vm));
   Job job("ca", output, solve.layout, {in.input}, [&](const Comm& c) { return in.open(c); });
+  job.with_grid([&](const io::MatrixFile& file) { return ca_grid(settings, file); });
   job.with_dry_run(solve, [&](const io::MatrixFile& file, const BlacsGrid& grid) {
     return ca_problem_shape(file.rows(), file.cols(), settings, grid.nprow(), grid.npcol());
   });
@@ -278,6 +287,7 @@ void run_mca(const po::variables_map& vm, const Comm& world) {
   const CaSettings settings = settings_from(solve, CaOptions(vm));
   Job job("mca", output, solve.layout, {path},
           [&](const Comm& c) { return io::open_indicator_matrix(c, path, id_column); });
+  job.with_grid([&](const io::MatrixFile& file) { return ca_grid(settings, file); });
   job.with_dry_run(solve, [&](const io::MatrixFile& file, const BlacsGrid& grid) {
     return ca_problem_shape(file.rows(), file.cols(), settings, grid.nprow(), grid.npcol());
   });

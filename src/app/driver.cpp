@@ -139,8 +139,9 @@ void drive(const boost::program_options::variables_map& vm, const Comm& world, c
                                         : Verbosity::normal);
   timer.start("read");
   job.output->check_writable(world, reads);
-  const BlacsGrid grid = job.layout->make_grid(world);
   const std::unique_ptr<io::MatrixFile> input = job.open(world);
+  const BlacsGrid grid = job.layout->make_grid(
+      world, job.grid_preference ? job.grid_preference(*input) : GridPreference::near_square);
   if (job.solve && job.solve->dry_run) {
     print_dry_run(world, job.method, job.shape(*input, grid), job.solve->max_memory_per_rank);
     return;

@@ -162,7 +162,7 @@ po::options_description LayoutOptions::description() {
   po::options_description d("layout");
   d.add_options()
       ("block-size", po::value<int>()->default_value(64), "ScaLAPACK block size NB")
-      ("grid", po::value<std::string>(), "process grid PxQ (default: near-square)");
+      ("grid", po::value<std::string>(), "process grid PxQ (default: near-square; pca and ca: P x 1 for tall data, 1 x P for wide)");
   return d;
 }
 
@@ -207,9 +207,22 @@ SolveOptions::SolveOptions(const po::variables_map& vm) : layout(vm) {
   }
 }
 
-BlacsGrid LayoutOptions::make_grid(const Comm& world) const {
-  if (!grid) return BlacsGrid(world);
-  return BlacsGrid(world, grid->nprow, grid->npcol);
+std::pair<int, int> LayoutOptions::shape(int ranks, GridPreference preference) const {
+  if (grid) return {grid->nprow, grid->npcol};
+  switch (preference) {
+    case GridPreference::cross_columns:
+      return {ranks, 1};
+    case GridPreference::cross_rows:
+      return {1, ranks};
+    case GridPreference::near_square:
+      break;
+  }
+  return BlacsGrid::near_square(ranks);
+}
+
+BlacsGrid LayoutOptions::make_grid(const Comm& world, GridPreference preference) const {
+  const auto [nprow, npcol] = shape(world.size(), preference);
+  return BlacsGrid(world, nprow, npcol);
 }
 
 po::options_description KernelOptions::description() {

@@ -137,6 +137,9 @@ void run_pca(const po::variables_map& vm, const Comm& world) {
   settings.krylov = solve.krylov;
   settings.max_memory_per_rank = solve.max_memory_per_rank;
   Job job("pca", output, solve.layout, {in.input}, [&](const Comm& c) { return in.open(c); });
+  job.with_grid([&](const io::MatrixFile& file) {
+    return pca_grid(settings.route, file.rows(), file.cols());
+  });
   job.with_dry_run(solve, [&](const io::MatrixFile& file, const BlacsGrid& grid) {
     return pca_problem_shape(file.rows(), file.cols(), settings, grid.nprow(), grid.npcol());
   });
@@ -215,6 +218,11 @@ void run_pca(const po::variables_map& vm, const Comm& world) {
                   ", k = " + std::to_string(k) + " (" + pca_route_name(result.route) +
                   " route), " + std::to_string(world.size()) + " ranks";
   });
+}
+
+GridPreference pca_grid(PcaRoute route, std::int64_t n, std::int64_t d) {
+  return resolve_route(route, n, d) == PcaRoute::covariance ? GridPreference::cross_columns
+                                                            : GridPreference::cross_rows;
 }
 
 Projection project_pca(const io::Model& model, io::MatrixFile& points, const BlacsGrid& grid,

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "kembed/app/options.hpp"
+#include "kembed/app/pca_command.hpp"
 #include "kembed/app/run_report.hpp"
 #include "kembed/approx/landmark_mds.hpp"
 #include "kembed/approx/nystrom.hpp"
@@ -131,14 +132,10 @@ void run_plan(const po::variables_map& vm, const Comm& world) {
   if (ranks < 1) throw Error("--ranks must be at least 1");
   const LayoutOptions layout(vm);
   if (layout.block_size < 1) throw Error("--block-size must be at least 1");
-  std::pair<int, int> grid = BlacsGrid::near_square(ranks);
-  if (layout.grid) {
-    if (std::int64_t{layout.grid->nprow} * layout.grid->npcol != ranks)
-      throw Error("--grid " + std::to_string(layout.grid->nprow) + "x" +
-                  std::to_string(layout.grid->npcol) + " does not match " +
-                  std::to_string(ranks) + " ranks");
-    grid = {layout.grid->nprow, layout.grid->npcol};
-  }
+  if (layout.grid && std::int64_t{layout.grid->nprow} * layout.grid->npcol != ranks)
+    throw Error("--grid " + std::to_string(layout.grid->nprow) + "x" +
+                std::to_string(layout.grid->npcol) + " does not match " + std::to_string(ranks) +
+                " ranks");
 
   // The shape: from a file's header, or as given.
   std::int64_t n = 0, d = 0;
@@ -193,13 +190,18 @@ void run_plan(const po::variables_map& vm, const Comm& world) {
     return;
   }
   const Solver solver = parse_solver(vm["solver"].as<std::string>());
+  const PcaRoute route = parse_pca_route(vm["route"].as<std::string>());
+  // The grid the run would take (pca's depends on the data's shape).
+  const std::pair<int, int> grid =
+      layout.shape(ranks, method == "pca" && d >= 1 ? pca_grid(route, n, d)
+                                                    : GridPreference::near_square);
   ProblemShape shape{n, d, k, grid.first, grid.second, layout.block_size, solver};
   if (method == "pca") {
     if (d < 1) throw Error("pca needs --cols D (or an --input file)");
     PcaSettings settings;
     settings.components = k;
     settings.variance = vm["variance"].as<double>();
-    settings.route = parse_pca_route(vm["route"].as<std::string>());
+    settings.route = route;
     settings.solver = solver;
     settings.block_size = layout.block_size;
     shape = pca_problem_shape(n, d, settings, grid.first, grid.second);

@@ -112,16 +112,25 @@ TEST(CliCa, MatchesJacobiAndTransitionFormulasOnOneAndFourRanks) {
   for (double x : n.v) total += x;
 
   std::vector<Points> row_out, col_out;
-  for (int np : {1, 4}) {
-    const fs::path out = dir / ("out" + std::to_string(np));
-    const RunResult r =
-        run_kembed({"ca", "--input", (dir / "t.csv").string(), "--id-column", "region", "-k",
-                    std::to_string(k), "--output-dir", out.string()},
-                   np);
+  struct Layout {
+    int np;
+    const char* grid;  // "": the default, P x 1 for this tall table
+  };
+  for (const Layout& layout : {Layout{1, ""}, Layout{4, ""}, Layout{4, "2x2"}}) {
+    const int np = layout.np;
+    const fs::path out = dir / ("out" + std::to_string(np) + layout.grid);
+    std::vector<std::string> args = {"ca", "--input", (dir / "t.csv").string(), "--id-column",
+                                     "region", "-k", std::to_string(k), "--output-dir",
+                                     out.string()};
+    if (*layout.grid) args = concat(args, {"--grid", layout.grid, "--block-size", "2"});
+    const RunResult r = run_kembed(args, np);
     ASSERT_TRUE(r.all_ranks_succeeded()) << r.describe();
     EXPECT_TRUE(contains(r.out, "8 x 5 table, k = 3")) << r.out;
     const Json report = Json::parse(read_file(out / "run.json"));
     EXPECT_EQ(report["route"], "columns");
+    const Json grid = *layout.grid ? Json{{"nprow", 2}, {"npcol", 2}}
+                                   : Json{{"nprow", np}, {"npcol", 1}};
+    EXPECT_EQ(report["grid"], grid);
     EXPECT_NEAR(report["total_inertia"].get<double>(), ref.chi2_over_n, 1e-13);
     EXPECT_NEAR(report["chi_square"].get<double>(), ref.chi2_over_n * total, 1e-10);
     const Csv inertias = read_result_csv(out / "inertias.csv");
@@ -140,9 +149,11 @@ TEST(CliCa, MatchesJacobiAndTransitionFormulasOnOneAndFourRanks) {
   EXPECT_EQ(rp.header[0], "row");
   EXPECT_EQ(rp.labels[2], "r3");
   EXPECT_EQ(cp.labels[4], "term5");
-  // Same numbers on 4 ranks as on 1.
-  EXPECT_LT(max_abs_diff(row_out[1].values, rp.values), 1e-10);
-  EXPECT_LT(max_abs_diff(col_out[1].values, cp.values), 1e-10);
+  // Same numbers on 4 ranks (4 x 1 and 2 x 2) as on 1.
+  for (std::size_t run = 1; run < row_out.size(); ++run) {
+    EXPECT_LT(max_abs_diff(row_out[run].values, rp.values), 1e-10);
+    EXPECT_LT(max_abs_diff(col_out[run].values, cp.values), 1e-10);
+  }
 
   for (int t = 0; t < k; ++t) {
     const std::string d = std::to_string(t + 1);
@@ -243,6 +254,7 @@ TEST(CliCa, McaOfTwoVariablesMatchesCaOfTheirCrossTable) {
     ASSERT_TRUE(r.all_ranks_succeeded()) << r.describe();
     const Json report = Json::parse(read_file(out / "run.json"));
     EXPECT_EQ(report["variables"].get<double>(), 2);
+    EXPECT_EQ(report["grid"], (Json{{"nprow", np}, {"npcol", 1}}));  // 60 x 7: tall
     EXPECT_EQ(report["categories"].get<int>(), 7);
     for (int t = 0; t < 2; ++t) {
       EXPECT_NEAR(report["principal_inertias"][t].get<double>(),

@@ -207,6 +207,42 @@ TEST(PcaCli, CsvAndNpyOnBothRoutesMatchAReference) {
     EXPECT_NEAR(rep.value("noise_variance", 0.0), values[2], 1e-10 * total);
     EXPECT_EQ(rep.value("components", 0), k);
     EXPECT_EQ(rep["input"].value("format", ""), std::string(run.file) == "x.csv" ? "text" : "npy");
+    // Without --grid, the covariance route lays the data out in whole rows
+    // (P x 1), the Gram route in whole columns (1 x P).
+    const bool gram = std::string(run.route) == "gram";
+    EXPECT_EQ(rep["grid"], (Json{{"nprow", gram ? 1 : run.np}, {"npcol", gram ? run.np : 1}}));
+  }
+}
+
+TEST(PcaCli, PlanDryRunAndRunAgreeOnTheGridAndEveryGridGivesTheSameResult) {
+  const fs::path dir = scratch_dir("pca_grid");
+  const std::size_t n = 150;
+  write_file(dir / "x.npy", npy_header(n, 3) + raw_doubles(skewed_cloud(n, 5)));
+  const std::vector<std::string> fit = {"pca", "--input", (dir / "x.npy").string(),
+                                        "--components", "2", "--block-size", "8"};
+  RUN_OK(plan, (std::vector<std::string>{"plan", "pca", "--input", (dir / "x.npy").string(),
+                                         "--components", "2", "--ranks", "3"}),
+         1);
+  EXPECT_TRUE(contains(plan.out, "3 ranks on a 3x1 grid")) << plan.out;
+  RUN_OK(dry, concat(fit, {"--dry-run", "--output-dir", (dir / "dry").string()}), 3);
+  EXPECT_TRUE(contains(dry.out, "3 ranks on a 3x1 grid")) << dry.out;
+  EXPECT_FALSE(fs::exists(dir / "dry"));
+
+  Matrix reference;
+  for (const char* grid : {"", "1x3", "3x1"}) {
+    SCOPED_TRACE(std::string("grid '") + grid + "'");
+    const fs::path out = dir / (std::string("out") + grid);
+    std::vector<std::string> args = concat(fit, {"--output-dir", out.string(), "--quiet"});
+    if (*grid) args = concat(args, {"--grid", grid});
+    RUN_OK(r, args, 3);
+    const Json report = Json::parse(read_file(out / "run.json"));
+    const bool tall = std::string(grid) != "1x3";
+    EXPECT_EQ(report["grid"], (Json{{"nprow", tall ? 3 : 1}, {"npcol", tall ? 1 : 3}}));
+    const Matrix z = read_result_csv(out / "embedding.csv").data;
+    if (reference.rows == 0)
+      reference = z;
+    else
+      EXPECT_LT(max_abs_diff(z, reference), 1e-12);
   }
 }
 

@@ -1,6 +1,6 @@
 #pragma once
 /// @file The skeleton every command that writes a result directory shares:
-/// options checked -> output path checked -> grid -> input opened -> dry run
+/// options checked -> output path checked -> input opened -> grid -> dry run
 /// or work -> staged files -> run.json -> atomic commit -> one-line summary.
 /// A command supplies its options (a Job) and its work (a function of Run).
 #include <boost/program_options.hpp>
@@ -118,6 +118,13 @@ struct Job {
     return *this;
   }
 
+  /// For commands whose matrices want a grid other than the near-square one
+  /// (given the input's shape) when --grid is not given.
+  Job& with_grid(std::function<GridPreference(const io::MatrixFile&)> preference) {
+    grid_preference = std::move(preference);
+    return *this;
+  }
+
   std::string method;  ///< run.json "method" and message prefix
   const OutputOptions* output;
   const LayoutOptions* layout;
@@ -125,6 +132,7 @@ struct Job {
   Opener open;
   const SolveOptions* solve = nullptr;
   Shape shape;
+  std::function<GridPreference(const io::MatrixFile&)> grid_preference;
 };
 
 /// Collective: runs `work` inside the skeleton above. Throws agreed Errors;

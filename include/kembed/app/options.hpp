@@ -57,14 +57,28 @@ struct OutputOptions {
   void check_writable(const Comm& world, const std::vector<std::string>& reads = {}) const;
 };
 
+/// The default grid a command's matrices want when --grid is not given.
+enum class GridPreference {
+  near_square,  ///< n x n problems: P x Q as square as the rank count allows
+  /// A data matrix whose cross-product is the problem (pca, ca): P x 1 when
+  /// its columns' product AᵀA is formed, so each rank holds whole rows and
+  /// contributes one local product to a reduction; 1 x P for AAᵀ.
+  cross_columns,
+  cross_rows,
+};
+
 /// --block-size, --grid: how matrices are laid out over the ranks.
 struct LayoutOptions {
   int block_size = 64;
   std::optional<GridShape> grid;
   static po::options_description description();
   explicit LayoutOptions(const po::variables_map& vm);
-  /// Collective: the grid asked for, or the near-square one.
-  BlacsGrid make_grid(const Comm& world) const;
+  /// The grid shape over `ranks`: --grid when given, else the preferred one.
+  /// `kembed plan` and the run share it, so a plan describes the run's grid.
+  std::pair<int, int> shape(int ranks, GridPreference preference) const;
+  /// Collective: a BLACS grid of shape(world.size(), preference).
+  BlacsGrid make_grid(const Comm& world,
+                      GridPreference preference = GridPreference::near_square) const;
 };
 
 /// --components, --solver (and the layout): how to decompose.

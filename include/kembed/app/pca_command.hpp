@@ -2,8 +2,10 @@
 /// @file `kembed pca`: options -> grid -> fit -> result directory and model.
 #include <boost/program_options.hpp>
 
+#include "kembed/app/options.hpp"
 #include "kembed/app/transform_command.hpp"
 #include "kembed/mpi/comm.hpp"
+#include "kembed/spectral/pca.hpp"
 
 namespace kembed::app {
 
@@ -13,6 +15,10 @@ boost::program_options::options_description pca_options();
 /// components.csv, run.json and model/ to the output directory. Throws
 /// agreed Errors.
 void run_pca(const boost::program_options::variables_map& vm, const Comm& world);
+
+/// The default grid of pca on an n x d input: P x 1 for the covariance
+/// route (the d x d product of whole rows), 1 x P for the Gram route.
+GridPreference pca_grid(spectral::PcaRoute route, std::int64_t n, std::int64_t d);
 
 /// Collective: projects new points with a PCA model (see Projector):
 /// Z* = ((Y - mean) / scale) U_k, whitened when the model was.
