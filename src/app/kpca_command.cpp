@@ -269,7 +269,7 @@ void save_model(Run& run, const KpcaResult& r, int k, const InverseMap* inverse,
                                               "Z = coefficients diag(eigenvalues)"}};
   const bool has_samples = r.kernel.type != KernelType::precomputed;
   if (has_samples)
-    manifest["data_fingerprint_fnv1a64"] = io::copy_to_npy(run.world(), run.input(), dir + "/X.npy");
+    manifest["data_fingerprint_mix64sum"] = io::copy_to_npy(run.world(), run.input(), dir + "/X.npy");
   run.on_root([&] {
     if (has_samples) writer->add_written("X", r.n, r.d);
     writer->finish(manifest);

@@ -366,7 +366,7 @@ void save_gower_model(Run& run, const MdsResult& r, int k, bool with_points, con
   manifest["sq_distance_grand_mean"] = r.sq_grand_mean;
   manifest["embedding_scale"] = "sqrt(eigenvalue)";
   if (with_points)
-    manifest["data_fingerprint_fnv1a64"] = io::copy_to_npy(run.world(), run.input(), dir + "/X.npy");
+    manifest["data_fingerprint_mix64sum"] = io::copy_to_npy(run.world(), run.input(), dir + "/X.npy");
   run.on_root([&] {
     if (with_points) writer->add_written("X", r.n, r.d);
     writer->finish(manifest);

@@ -96,7 +96,7 @@ void save_model(Run& run, const PcaResult& r, const PcaSettings& settings) {
   manifest["eigenvalues"] = "explained variance lambda_j / (n-1) of each kept component";
   manifest["projection"] =
       "Z = ((Y - mean) / scale) components^T, then column j / sqrt(eigenvalue_j) when whiten";
-  manifest["data_fingerprint_fnv1a64"] = io::fingerprint_rows(run.world(), run.input());
+  manifest["data_fingerprint_mix64sum"] = r.data_fingerprint;
   run.on_root([&] {
     const auto names = feature_names(run);
     if (!names.empty()) manifest["feature_names"] = names;

@@ -1,5 +1,7 @@
 #include "kembed/linalg/reductions.hpp"
 
+#include "kembed/core/data_fingerprint.hpp"
+
 #include <algorithm>
 #include <cmath>
 
@@ -93,6 +95,18 @@ std::vector<double> column_norms(const DistMatrix& a) {
     sums[j] = scaled ? scale[j] * std::sqrt(sums[j]) : std::sqrt(sums[j]);
   }
   return sums;
+}
+
+std::string data_fingerprint(const DistMatrix& a) {
+  std::uint64_t sum = 0;
+  const auto cols = static_cast<std::uint64_t>(a.cols());
+  for (int lj = 0; lj < a.local_cols(); ++lj) {
+    const auto j = static_cast<std::uint64_t>(a.col_dist().to_global(lj));
+    for (int li = 0; li < a.local_rows(); ++li)
+      sum += fingerprint_term(a.local(li, lj),
+                              static_cast<std::uint64_t>(a.row_dist().to_global(li)) * cols + j);
+  }
+  return fingerprint_hex(a.grid().comm().sum_modular(sum));
 }
 
 double frobenius_norm(const DistMatrix& a) {

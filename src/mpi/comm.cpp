@@ -183,6 +183,12 @@ long long Comm::sum(long long v) const {
   return r;
 }
 
+std::uint64_t Comm::sum_modular(std::uint64_t v) const {
+  std::uint64_t r = 0;
+  MPI_Allreduce(&v, &r, 1, MPI_UINT64_T, MPI_SUM, comm_);
+  return r;
+}
+
 void Comm::sum_in_place(std::vector<double>& v) const {
   if (v.empty()) return;
   // Reduce then broadcast rather than Allreduce: an allreduce may sum in a

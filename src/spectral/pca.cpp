@@ -179,6 +179,7 @@ PcaResult fit_pca(io::MatrixFile& file, const BlacsGrid& grid, const PcaSettings
   DistMatrix xc(grid, n, d, nb, nb);
   distribute::read_block_cyclic(file, xc);
   check_pca_magnitude(xc, file.path());
+  result.data_fingerprint = data_fingerprint(xc);
 
   timer.start("center");
   ColumnStats stats = column_stats(xc, settings.standardize, file.path());

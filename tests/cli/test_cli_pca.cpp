@@ -301,7 +301,7 @@ TEST(PcaCli, ModelRoundTripIsBitForBitAndReadOnly) {
   EXPECT_EQ(manifest.value("k", 0), 2);
   EXPECT_EQ(manifest.value("whiten", false), true);
   EXPECT_EQ(manifest.value("standardize", false), true);
-  EXPECT_EQ(manifest.value("data_fingerprint_fnv1a64", "").size(), 16u);
+  EXPECT_EQ(manifest.value("data_fingerprint_mix64sum", "").size(), 16u);
 
   // The CSVs print "%.17g", which reads back as the same double: the .npy
   // arrays must hold exactly those bits.

@@ -1,7 +1,8 @@
 // The model's copy of the training data (copy_to_npy) written by all ranks,
-// and its FNV-1a fingerprint, against a serial FNV-1a computed here over the
-// values the test wrote, for several round sizes (so the hash state passes
-// between ranks inside and across rounds).
+// and the data fingerprint, against a serial one computed here over the
+// values the test wrote (SplitMix64's published mixer, written out again),
+// for several round sizes, and of the same values distributed block-cyclically
+// on several grids and block sizes.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -14,6 +15,10 @@
 #include <vector>
 
 #include "io/data_fingerprint.hpp"
+#include "kembed/distribute/read_distributed.hpp"
+#include "kembed/linalg/blacs_grid.hpp"
+#include "kembed/linalg/dist_matrix.hpp"
+#include "kembed/linalg/reductions.hpp"
 #include "kembed/io/matrix_file.hpp"
 #include "kembed/io/model.hpp"
 #include "kembed/mpi/comm.hpp"
@@ -26,12 +31,19 @@ namespace {
 
 constexpr std::int64_t m = 41, n = 3;
 
-std::string serial_fnv1a(const std::vector<double>& a) {
-  std::uint64_t hash = 1469598103934665603ULL;
-  const auto* p = reinterpret_cast<const unsigned char*>(a.data());
-  for (std::size_t i = 0; i < a.size() * sizeof(double); ++i) hash = (hash ^ p[i]) * 1099511628211ULL;
+// Sum over row-major t of mix(bits(a_t) + (t + 1) * gamma), modulo 2^64.
+std::string serial_fingerprint(const std::vector<double>& a) {
+  std::uint64_t sum = 0;
+  for (std::size_t t = 0; t < a.size(); ++t) {
+    std::uint64_t z;
+    std::memcpy(&z, &a[t], sizeof z);
+    z += (t + 1) * 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    sum += z ^ (z >> 31);
+  }
   char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(sum));
   return hex;
 }
 
@@ -77,7 +89,7 @@ TEST(DataCopy, EveryRankWritesItsRowsAndTheFingerprintIsTheSerialOne) {
     auto source = io::open_matrix_file(comm, source_path, source_path.size() > 4 && source_path.substr(source_path.size() - 4) == ".bin"
                                                               ? io::FileHints{m, n}
                                                               : io::FileHints{});
-    const std::string expected = serial_fnv1a(*values);
+    const std::string expected = serial_fingerprint(*values);
     EXPECT_TRUE(all_ranks(comm, io::fingerprint_rows(comm, *source) == expected)) << source_path;
     // Rounds of 1, 4 and 100 rows per rank: many rounds, a partial last one, a single one.
     for (const std::int64_t chunk : {1, 4, 100}) {
@@ -94,6 +106,20 @@ TEST(DataCopy, EveryRankWritesItsRowsAndTheFingerprintIsTheSerialOne) {
              std::memcmp(bytes.data() + header, values->data(), values->size() * sizeof(double)) == 0;
       }
       EXPECT_TRUE(all_ranks(comm, ok)) << copy_path;
+    }
+  }
+  // The fingerprint of the distributed matrix (pca's) is the file's, on
+  // every grid shape and block size.
+  auto source = io::open_matrix_file(comm, dir + "/a.bin", io::FileHints{m, n});
+  const std::string expected = serial_fingerprint(a);
+  const int p = comm.size();
+  for (const auto& [nprow, npcol] : {std::pair{p, 1}, std::pair{1, p}, BlacsGrid::near_square(p)}) {
+    const BlacsGrid grid(comm, nprow, npcol);
+    for (const int nb : {2, 5, 64}) {
+      DistMatrix x(grid, m, n, nb, nb);
+      distribute::read_block_cyclic(*source, x);
+      EXPECT_TRUE(all_ranks(comm, data_fingerprint(x) == expected))
+          << nprow << "x" << npcol << " grid, block size " << nb;
     }
   }
   comm.barrier();

@@ -66,7 +66,7 @@ Json kpca_poly() {  // poly kernel with the pre-image map
           {"kernel_grand_mean", 1.5},
           {"embedding_scale", "sqrt(eigenvalue)"},
           {"inverse_map", {{"alpha", 1.0}, {"definition", "..."}}},
-          {"data_fingerprint_fnv1a64", "0123456789abcdef"},
+          {"data_fingerprint_mix64sum", "0123456789abcdef"},
           {"arrays",
            {{"coefficients", arrays_entry("coefficients", 20, 2)},
             {"kernel_col_means", arrays_entry("kernel_col_means", 1, 20)},

@@ -44,8 +44,8 @@ class ModelWriter {
 
 /// Collective: copies the matrix in `source` to `path` as .npy, every rank
 /// reading and writing its own rows (io::NpyWriter: a temporary file renamed
-/// when complete). Returns (on every rank) the 64-bit FNV-1a fingerprint of
-/// the float64 values in row-major order, as 16 hex digits.
+/// when complete). Returns (on every rank) the data fingerprint of the
+/// float64 values (kembed/core/data_fingerprint.hpp), as 16 hex digits.
 std::string copy_to_npy(const Comm& comm, MatrixFile& source, const std::string& path);
 
 /// Collective: the same fingerprint without a copy when `path` is empty

@@ -3,6 +3,7 @@
 #include <mpi.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <type_traits>
@@ -51,6 +52,8 @@ class Comm {
   long long max(long long v) const;
   long long min(long long v) const;
   long long sum(long long v) const;
+  /// Sum modulo 2^64 (unsigned arithmetic wraps; used for hashes).
+  std::uint64_t sum_modular(std::uint64_t v) const;
   /// In-place elementwise sum over all ranks; bitwise identical on every rank.
   void sum_in_place(std::vector<double>& v) const;
   /// In-place elementwise minimum / maximum over all ranks (exact, so identical everywhere).

@@ -64,6 +64,7 @@ struct PcaResult {
   std::int64_t n = 0, d = 0;
   int k = 0;                               ///< number of components kept
   PcaRoute route = PcaRoute::covariance;   ///< the route that ran (never automatic)
+  std::string data_fingerprint;           ///< of the data as read (core/data_fingerprint.hpp)
   std::vector<double> mean;                ///< column means (length d)
   std::vector<double> scale;               ///< column std (n-1) with standardize, else 1
   std::vector<double> explained_variance;  ///< top k eigenvalues of the covariance, descending
