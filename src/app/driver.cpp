@@ -6,6 +6,8 @@
 #include "kembed/io/csv_writer.hpp"
 #include "kembed/io/hdf5.hpp"
 #include "kembed/io/npy_writer.hpp"
+#include "kembed/linalg/row_blocks.hpp"
+#include "kembed/spectral/spectral_step.hpp"
 #include "kembed/spectral/memory_plan.hpp"
 
 namespace kembed::app {
@@ -57,9 +59,9 @@ void Run::write_rows(const std::string& name, const std::vector<std::string>& he
   const std::string stem = name.substr(0, name.rfind('.'));
   const std::string file = stem + extension(format);
   stage();
-  // The table is gathered on rank 0 today, so rank 0 alone writes it, through
-  // MPI-IO on a communicator of its own: the other ranks need not even see
-  // the staging directory.
+  // The table is on rank 0 alone, so rank 0 alone writes it, through MPI-IO
+  // on a communicator of its own: the other ranks need not even see the
+  // staging directory.
   const Comm alone = world_.split(world_.is_root() ? 0 : 1, 0);
   on_root([&] {
     const auto cols = static_cast<std::int64_t>(headers.size());
@@ -68,6 +70,33 @@ void Run::write_rows(const std::string& name, const std::vector<std::string>& he
     else io::write_hdf5_matrix(alone, out_->file(file), "/" + stem, rows, cols, 0, values);
     written_.push_back(file);
   });
+  write_row_ids(stem);
+}
+
+void Run::write_rows(const std::string& name, const std::vector<std::string>& headers,
+                     const DistMatrix& table) {
+  const TableFormat format = output_.table_format;
+  if (format == TableFormat::csv) {
+    write_rows(name, headers, row_major_on_root(table));
+    return;
+  }
+  const std::string stem = name.substr(0, name.rfind('.'));
+  const std::string file = stem + extension(format);
+  const RowBlock mine = contiguous_rows(table);
+  stage();
+  std::string path;
+  on_root([&] { path = out_->file(file); });
+  world_.broadcast(path);
+  if (format == TableFormat::npy)
+    io::write_npy(world_, path, table.rows(), table.cols(), mine.first_row, mine.values);
+  else
+    io::write_hdf5_matrix(world_, path, "/" + stem, table.rows(), table.cols(), mine.first_row,
+                          mine.values);
+  on_root([&] { written_.push_back(file); });
+  write_row_ids(stem);
+}
+
+void Run::write_row_ids(const std::string& stem) {
   // A binary table has no room for row ids: they go beside it, one a line.
   int has_ids = world_.is_root() && !input_.row_ids().empty() ? 1 : 0;
   world_.broadcast(&has_ids, 1);

@@ -156,7 +156,7 @@ void run_pca(const po::variables_map& vm, const Comm& world) {
 
     run.timer().start("write");
     const auto columns = io::numbered_columns("c", k);
-    run.write_rows("embedding.csv", columns, result.embedding);
+    run.write_rows("embedding.csv", columns, *result.embedding);
     run.write("eigenvalues.csv", [&] { return eigenvalues_csv(result); });
     run.write("components.csv", [&] {
       auto names = feature_names(run);

@@ -265,8 +265,8 @@ PcaResult fit_pca(io::MatrixFile& file, const BlacsGrid& grid, const PcaSettings
     for (int j = 0; j < k; ++j) inverse_std[j] = 1 / std::sqrt(step.values[j]);
     scale_columns(z, inverse_std);
   }
-  result.embedding = row_major_on_root(z);
   result.components = row_major_on_root(axes);
+  result.embedding = std::move(z);
   timer.stop();
   return result;
 }

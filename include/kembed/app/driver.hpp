@@ -17,6 +17,7 @@
 #include "kembed/io/matrix_file.hpp"
 #include "kembed/io/output_dir.hpp"
 #include "kembed/linalg/blacs_grid.hpp"
+#include "kembed/linalg/dist_matrix.hpp"
 
 namespace kembed::app {
 
@@ -59,6 +60,11 @@ class Run {
   /// in stem + "_ids.csv".
   void write_rows(const std::string& name, const std::vector<std::string>& headers,
                   const std::vector<double>& values);
+  /// Collective: the same from a distributed table; .npy and .h5 are written
+  /// by all ranks, each its own consecutive rows (no rank holds the table),
+  /// CSV from rank 0 after a gather.
+  void write_rows(const std::string& name, const std::vector<std::string>& headers,
+                  const DistMatrix& table);
   /// Collective: the path of `name` inside the staging directory, on every rank.
   std::string staged_path(const std::string& name);
   /// Collective: runs `body` on rank 0 and agrees on its errors.
@@ -87,6 +93,8 @@ class Run {
   friend void drive(const boost::program_options::variables_map&, const Comm&, const Job&,
                     const std::function<void(Run&)>&);
   void stage();
+  /// Collective: STEM_ids.csv beside a binary table when the input has row ids.
+  void write_row_ids(const std::string& stem);
   const Comm& world_;
   const BlacsGrid& grid_;
   int block_size_;

@@ -11,6 +11,7 @@
 /// The embedding columns follow the sign convention (largest |entry|
 /// positive) on both routes; the axes are flipped with them.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -80,7 +81,8 @@ struct PcaResult {
   double smallest_gap = 0;                 ///< min relative gap among the top k+1 (evd; else 0)
   double estimated_peak_bytes = 0;         ///< plan_memory's estimate for the busiest rank
   double memory_limit_bytes = 0;           ///< what it was checked against
-  std::vector<double> embedding;           ///< rank 0 only: n x k row-major (whitened if asked)
+  /// n x k on the fit's grid (whitened if asked); never gathered by the fit.
+  std::optional<DistMatrix> embedding;
   std::vector<double> components;          ///< rank 0 only: d x k row-major principal axes
 };
 
