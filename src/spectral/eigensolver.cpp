@@ -35,7 +35,7 @@ Solver resolve_solver(Solver solver, std::int64_t n, int k, const KrylovSettings
   // dense solver while its basis is a small part of n; a dense solver's
   // O(n^3) is cheap when n is small anyway.
   const std::int64_t b = std::min<std::int64_t>(n, std::max(k, krylov_block_width(k, krylov)));
-  const std::int64_t basis = b * krylov_depth(static_cast<int>(b), krylov);
+  const std::int64_t basis = b * krylov_depth(static_cast<int>(b), krylov, n);
   return 2 * basis <= n ? Solver::krylov : Solver::evd;
 }
 

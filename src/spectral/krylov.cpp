@@ -51,7 +51,15 @@ int krylov_block_width(int k, const KrylovSettings& s) {
   return s.block > 0 ? s.block : std::max(k + std::max(4, k / 4), 24);
 }
 
-int krylov_depth(int b, const KrylovSettings& s) { return s.depth > 0 ? s.depth : (b <= 32 ? 8 : 6); }
+int krylov_depth(int b, const KrylovSettings& s, std::int64_t n) {
+  if (s.depth > 0) return s.depth;
+  // Deeper cycles need fewer passes for the same residual (bench/passes.sh:
+  // 12 blocks of 24 took 12 passes where 8 took 15), while the basis stays
+  // at most n/2; never shallower than 8 blocks (6 for wide blocks).
+  const int deepest = b <= 32 ? 12 : 6, shallowest = b <= 32 ? 8 : 6;
+  const std::int64_t fits = n / (2 * std::int64_t{std::max(b, 1)});
+  return static_cast<int>(std::clamp<std::int64_t>(fits, shallowest, deepest));
+}
 
 namespace {
 
@@ -69,7 +77,7 @@ class BlockKrylov {
         k_(k),
         settings_(s),
         b_(static_cast<int>(std::min<std::int64_t>(n_, std::max(k, krylov_block_width(k, s))))),
-        q_(std::max<int>(2, std::min<std::int64_t>(krylov_depth(b_, s), n_ / b_))),
+        q_(std::max<int>(2, std::min<std::int64_t>(krylov_depth(b_, s, n_), n_ / b_))),
         m_(static_cast<int>(std::min<std::int64_t>(std::int64_t{q_} * b_, n_))),
         v_(line_, n_, m_, nb_),
         av_(line_, n_, m_, nb_),
@@ -83,18 +91,25 @@ class BlockKrylov {
     orthonormalize(0, b_);
     multiply(0, b_);
     for (int cycle = 1; cycle <= settings_.max_cycles; ++cycle) {
+      result.cycles = cycle;
+      project(0, b_);
       // Extend the basis: V_j = orth(A V_{j-1}), reusing the stored products.
+      // --tol is tested after every block, not only on the full basis: a
+      // loose tolerance stops within a cycle instead of at its end, and the
+      // test costs O(n m b) beside the product's O(n^2 b / P).
       int filled = b_;
-      while (filled < m_) {
+      bool converged = false;
+      while (filled < m_ && !converged) {
         const int width = std::min(b_, m_ - filled);
         for (int j = 0; j < width; ++j)
           std::copy_n(av_.col(filled - b_ + j), av_.local_rows(), v_.col(filled + j));
         orthonormalize(filled, width);
         multiply(filled, width);
+        project(filled, width);
         filled += width;
+        if (filled < m_) converged = rayleigh_ritz(result, filled, false);
       }
-      result.cycles = cycle;
-      if (rayleigh_ritz(result)) {
+      if (converged || rayleigh_ritz(result, m_, true)) {
         result.converged = true;
         break;
       }
@@ -163,18 +178,32 @@ class BlockKrylov {
                      std::to_string(m_) + " basis vectors)");
   }
 
-  // Rayleigh-Ritz on the basis; leaves the b best Ritz vectors in V[:, 0:b]
-  // and their products in AV[:, 0:b]. Returns true when the top k converged.
-  bool rayleigh_ritz(KrylovResult& result) {
-    const int rows = v_.local_rows(), ld = v_.ld(), m = m_;
-    std::vector<double> t(std::size_t(m) * m, 0.0);
-    lapack::gemm('T', 'N', m, m, rows, 1.0, v_.col(0), ld, av_.col(0), ld, 0.0, t.data(), m);
-    reduce(comm_, t);
-    for (int i = 0; i < m; ++i)
-      for (int j = 0; j < i; ++j) {
-        const double s = 0.5 * (t[std::size_t(j) * m + i] + t[std::size_t(i) * m + j]);
-        t[std::size_t(j) * m + i] = t[std::size_t(i) * m + j] = s;
-      }
+  // Columns [c, c + width) of T = V^T A V from the new block (and rows, by
+  // symmetry): V[:, 0:c+width]^T AV[:, c:c+width], the new square averaged
+  // with its transpose.
+  void project(int c, int width) {
+    const int rows = v_.local_rows(), ld = v_.ld(), top = c + width;
+    std::vector<double> h(std::size_t(top) * width, 0.0);
+    lapack::gemm('T', 'N', top, width, rows, 1.0, v_.col(0), ld, av_.col(c), ld, 0.0, h.data(),
+                 top);
+    reduce(comm_, h);
+    const auto at = [&](int i, int j) -> double& { return t_[std::size_t(j) * m_ + i]; };
+    for (int j = 0; j < width; ++j)
+      for (int i = 0; i < top; ++i) at(i, c + j) = h[std::size_t(j) * top + i];
+    for (int j = c; j < top; ++j)
+      for (int i = c; i < j; ++i) at(i, j) = at(j, i) = 0.5 * (at(i, j) + at(j, i));
+    for (int j = c; j < top; ++j)
+      for (int i = 0; i < c; ++i) at(j, i) = at(i, j);
+  }
+
+  // Rayleigh-Ritz on the first m columns of the basis. Returns true when the
+  // top k converged; then, or when `restart`, leaves the b best Ritz vectors
+  // in V[:, 0:b] and their products in AV[:, 0:b] (otherwise the basis stays,
+  // to be extended).
+  bool rayleigh_ritz(KrylovResult& result, int m, bool restart) {
+    const int rows = v_.local_rows(), ld = v_.ld();
+    std::vector<double> t(std::size_t(m) * m);
+    for (int j = 0; j < m; ++j) std::copy_n(&t_[std::size_t(j) * m_], m, &t[std::size_t(j) * m]);
     std::vector<double> theta = lapack::syevd(t, m);  // ascending; t holds S
     // Identical Ritz data on every rank, whatever each rank's LAPACK did.
     comm_.broadcast(theta.data(), theta.size());
@@ -208,6 +237,7 @@ class BlockKrylov {
       converged += result.residuals[j] <= settings_.tol ? 1 : 0;
       worst = std::max(worst, result.residuals[j]);
     }
+    if (!restart && converged < k_) return false;
     if (settings_.progress) settings_.progress(result.cycles, converged, k_, worst);
     for (int j = 0; j < b_; ++j) {
       std::copy_n(&y[std::size_t(j) * std::max(rows, 1)], rows, v_.col(j));
@@ -224,6 +254,7 @@ class BlockKrylov {
   KrylovSettings settings_;
   int b_, q_, m_;
   Basis v_, av_;
+  std::vector<double> t_ = std::vector<double>(std::size_t(m_) * m_);  ///< V^T A V, m x m
   DistMatrix x_, y_;  // pdgemm's operands on the 2-D grid (0 columns otherwise)
   BlockProduct product_;
   int matvecs_ = 0;

@@ -160,7 +160,7 @@ MemoryPlan plan_memory(const ProblemShape& s) {
       const std::int64_t width = krylov_block_width(s.k, KrylovSettings{});
       const std::int64_t b = std::min<std::int64_t>(s.n, std::max<std::int64_t>(s.k, width));
       const std::int64_t q = std::max<std::int64_t>(
-          2, std::min<std::int64_t>(krylov_depth(static_cast<int>(b), KrylovSettings{}),
+          2, std::min<std::int64_t>(krylov_depth(static_cast<int>(b), KrylovSettings{}, s.n),
                                     b > 0 ? s.n / b : 0));
       const double m = static_cast<double>(std::min<std::int64_t>(q * b, s.n));
       const double rows = local_count(s.n, z.nb, std::int64_t{s.nprow} * s.npcol);

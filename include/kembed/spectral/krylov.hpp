@@ -22,10 +22,11 @@ struct KrylovSettings {
   double tol = 1e-12;
   std::uint64_t seed = 42;    ///< start block; the same for every rank count and grid
   int block = 0;              ///< block width b (0: max(k + max(4, k/4), 24); at least k)
-  int depth = 0;              ///< blocks per cycle q (0: 8 if b <= 32, else 6); basis q*b columns
+  int depth = 0;              ///< blocks per cycle q (0: krylov_depth's default); basis q*b columns
   int max_cycles = 300;       ///< restarts before giving up
   KrylovProduct product = KrylovProduct::local;
-  /// Called after every cycle on every rank, with identical arguments there
+  /// Called after every cycle (and when the pairs converge inside one; tol is
+  /// tested after every block) on every rank, with identical arguments there
   /// (print from rank 0 only): the cycle (1-based), how many of the `wanted`
   /// pairs meet `tol`, and the largest relative residual among them. It must
   /// not call collectives. Empty: no progress reports.
@@ -44,9 +45,10 @@ struct KrylovResult {
 
 /// Block width b for k wanted pairs: the setting, or max(k + max(4, k/4), 24).
 int krylov_block_width(int k, const KrylovSettings& settings);
-/// Blocks per restart cycle q for block width b: the setting, or 8 if
-/// b <= 32, else 6 (the basis holds q b columns).
-int krylov_depth(int b, const KrylovSettings& settings);
+/// Blocks per restart cycle q for block width b on an n x n matrix: the
+/// setting, or (b <= 32) as many as keep the basis of q b columns within n/2,
+/// from 8 up to 12; 6 for wider blocks.
+int krylov_depth(int b, const KrylovSettings& settings, std::int64_t n);
 
 /// Collective: the k algebraically largest eigenpairs of the symmetric `a`
 /// (not modified), by block Krylov subspaces with Rayleigh-Ritz and thick
