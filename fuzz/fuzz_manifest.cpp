@@ -89,6 +89,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     check(!file.empty() && file.find('/') == std::string::npos && file != "..");
     // Model::array_path looks the array up by name; shape_error reads the shape.
     check(m["arrays"].contains(it.key()) && m["arrays"][it.key()].value("file", "") == file);
+    // A vector (format 3) has "length"; a matrix "rows" and "cols".
+    if (it.value().contains("length")) {
+      check(it.value().at("length").get<std::int64_t>() >= 0 && !it.value().contains("rows"));
+      continue;
+    }
     check(it.value().at("rows").get<std::int64_t>() >= 0);
     check(it.value().at("cols").get<std::int64_t>() >= 0);
   }

@@ -156,8 +156,9 @@ def _load_model(res, model_dir):
 def _components_k_by_d(comp, manifest):
     """PCA axes as k x d whatever orientation the model stored them in."""
     k, d = int(manifest["k"]), int(manifest["d"])
-    # Format 2 stores the axes as rows (k x d) and says so; format 1 as
-    # columns (d x k), without the key.
+    # Formats 2 and 3 store the axes as rows (k x d) and say so; format 1 as
+    # columns (d x k), without the key. Vectors (1-D from format 3, 1 x k
+    # before) are read with ravel(), so every version loads the same.
     version = manifest.get("format_version", 1)
     orientation = manifest.get("components_orientation", "k x d" if version >= 2 else "d x k")
     if orientation.replace(" ", "") == "kxd":

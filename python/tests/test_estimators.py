@@ -148,7 +148,10 @@ def test_components_csv_and_feature_names_and_format_1(blobs, tmp_path):
                   "--quiet"])
     res = kembed.load(tmp_path / "out")
     assert list(res.feature_names_in_) == names
-    assert res.manifest["format_version"] == 2
+    assert res.manifest["format_version"] == 3
+    # Format 3 saves vectors 1-D, as scikit-learn keeps them.
+    for name in ("mean", "scale", "eigenvalues"):
+        assert res.model_arrays[name].shape == (res.manifest["arrays"][name]["length"],)
     header, ids, table = read_table(tmp_path / "out" / "components.csv")
     assert header == ["component"] + names and ids == [["c1"], ["c2"]]
     np.testing.assert_array_equal(table, res.components_)

@@ -118,7 +118,7 @@ void save_model(Run& run, const CaResult& r) {
     io::ModelWriter writer(dir);
     writer.add("row_standard", {r.rows, r.k, r.row_points.standard});
     writer.add("column_standard", {r.cols, r.k, r.col_points.standard});
-    writer.add("principal_inertias", {1, r.k, r.principal_inertias});
+    writer.add_vector("principal_inertias", r.principal_inertias);
     writer.finish(manifest);
   });
 }

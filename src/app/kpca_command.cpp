@@ -155,8 +155,8 @@ void save_nystrom_model(Run& run, const approx::NystromResult& r) {
     io::ModelWriter writer(dir);
     writer.add("landmarks", {m.m, m.d, m.landmarks});
     writer.add("projection", {m.m, m.k, m.projection});
-    writer.add("offset", {1, m.k, m.offset});
-    writer.add("eigenvalues", {1, m.k, r.eigenvalues});
+    writer.add_vector("offset", m.offset);
+    writer.add_vector("eigenvalues", r.eigenvalues);
     writer.finish(manifest);
   });
 }
@@ -246,15 +246,15 @@ void save_model(Run& run, const KpcaResult& r, int k, const InverseMap* inverse,
   run.on_root([&] {
     writer.emplace(dir);
     writer->add("coefficients", {r.n, k, r.coefficients});
-    writer->add("kernel_col_means", {1, r.n, r.col_means});
-    writer->add("eigenvalues", {1, k, r.eigenvalues});
+    writer->add_vector("kernel_col_means", r.col_means);
+    writer->add_vector("eigenvalues", r.eigenvalues);
     if (!inverse) return;
     io::Array w{r.n, r.d, std::vector<double>(weights.size())};
     for (std::int64_t i = 0; i < r.n; ++i)
       for (std::int64_t t = 0; t < r.d; ++t)
         w.values[std::size_t(i) * r.d + t] = weights[std::size_t(t) * r.n + i];
     writer->add("inverse_weights", w);
-    writer->add("inverse_mean", {1, r.d, inverse->mean});
+    writer->add_vector("inverse_mean", inverse->mean);
   });
   Json manifest = run.manifest_header();
   manifest["n"] = r.n;
@@ -287,7 +287,7 @@ Projection project_nystrom(const io::Model& model, io::MatrixFile& points, const
   });
   m.landmarks = model.small(comm, "landmarks", m.m, m.d).values;
   m.projection = model.small(comm, "projection", m.m, m.k).values;
-  m.offset = model.small(comm, "offset", 1, m.k).values;
+  m.offset = model.vector(comm, "offset", m.k);
   collectively(comm, [&] {
     if (points.cols() != m.d)
       throw Error(points.path() + ": has " + std::to_string(points.cols()) +
@@ -402,8 +402,8 @@ KpcaModelStats kpca_model_stats(const io::Model& model, const Comm& comm) {
     stats.k = static_cast<int>(model.integer("k", 1, stats.n));
     stats.grand_mean = model.number("kernel_grand_mean");
   });
-  stats.col_means = model.small(comm, "kernel_col_means", 1, stats.n).values;
-  stats.eigenvalues = model.small(comm, "eigenvalues", 1, stats.k).values;
+  stats.col_means = model.vector(comm, "kernel_col_means", stats.n);
+  stats.eigenvalues = model.vector(comm, "eigenvalues", stats.k);
   return stats;
 }
 

@@ -108,14 +108,14 @@ Projection project_isomap(const io::Model& model, io::MatrixFile& points, const 
       p.graph.radius = model.positive("radius");
     p.connect = model.has("connect") && model.flag("connect");
   });
-  p.mds.eigenvalues = model.small(comm, "eigenvalues", 1, p.mds.k).values;
+  p.mds.eigenvalues = model.vector(comm, "eigenvalues", p.mds.k);
   std::string error;
   for (double v : p.mds.eigenvalues)
     if (!(v > 0 && std::isfinite(v)))
       error = model.dir() + ": eigenvalue " + std::to_string(v) +
               " is not positive; the model is damaged";
   agree(comm, error);
-  p.mds.sq_row_means = model.small(comm, "sq_distance_row_means", 1, p.mds.n).values;
+  p.mds.sq_row_means = model.vector(comm, "sq_distance_row_means", p.mds.n);
   auto vectors = model.large(comm, "vectors");
   auto training = model.large(comm, "X");
   return {p.mds.k, isomap_transform(p, *training, *vectors, points, grid, block_size)};

@@ -208,8 +208,8 @@ void save_landmark_model(Run& run, const approx::LandmarkMdsResult& r) {
     io::ModelWriter writer(dir);
     if (m.metric) writer.add("landmarks", {m.m, m.d, m.landmark_points});
     writer.add("landmark_pseudoinverse", {m.k, m.m, m.pseudo_inverse});
-    writer.add("landmark_sq_distance_means", {1, m.m, m.delta_mean});
-    writer.add("eigenvalues", {1, m.k, r.eigenvalues});
+    writer.add_vector("landmark_sq_distance_means", m.delta_mean);
+    writer.add_vector("eigenvalues", r.eigenvalues);
     writer.finish(manifest);
   });
 }
@@ -333,7 +333,7 @@ Projection project_landmark_mds(const io::Model& model, io::MatrixFile& points, 
   });
   if (m.metric) m.landmark_points = model.small(comm, "landmarks", m.m, m.d).values;
   m.pseudo_inverse = model.small(comm, "landmark_pseudoinverse", m.k, m.m).values;
-  m.delta_mean = model.small(comm, "landmark_sq_distance_means", 1, m.m).values;
+  m.delta_mean = model.vector(comm, "landmark_sq_distance_means", m.m);
   std::vector<double> embedding;
   collectively(comm, [&] {
     const std::int64_t expected = m.metric ? m.d : m.m;
@@ -355,8 +355,8 @@ void save_gower_model(Run& run, const MdsResult& r, int k, bool with_points, con
   run.on_root([&] {
     writer.emplace(dir);
     writer->add("vectors", {r.n, k, r.vectors});
-    writer->add("eigenvalues", {1, k, r.eigenvalues});
-    writer->add("sq_distance_row_means", {1, r.n, r.sq_row_means});
+    writer->add_vector("eigenvalues", r.eigenvalues);
+    writer->add_vector("sq_distance_row_means", r.sq_row_means);
   });
   Json manifest = run.manifest_header();
   manifest["n"] = r.n;
@@ -468,14 +468,14 @@ Projection project_mds(const io::Model& model, io::MatrixFile& points, const Bla
       p.d = model.integer("d", 0, io::kMaxModelDimension);
     }
   });
-  p.eigenvalues = model.small(comm, "eigenvalues", 1, p.k).values;
+  p.eigenvalues = model.vector(comm, "eigenvalues", p.k);
   std::string error;
   for (double v : p.eigenvalues)
     if (!(v > 0 && std::isfinite(v)))
       error = model.dir() + ": eigenvalue " + std::to_string(v) +
               " is not positive; the model is damaged";
   agree(comm, error);
-  p.sq_row_means = model.small(comm, "sq_distance_row_means", 1, p.n).values;
+  p.sq_row_means = model.vector(comm, "sq_distance_row_means", p.n);
   auto vectors = model.large(comm, "vectors");
   std::unique_ptr<io::MatrixFile> training;
   if (p.metric) training = model.large(comm, "X");

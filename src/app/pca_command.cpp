@@ -101,10 +101,10 @@ void save_model(Run& run, const PcaResult& r, const PcaSettings& settings) {
     const auto names = feature_names(run);
     if (!names.empty()) manifest["feature_names"] = names;
     io::ModelWriter writer(dir);
-    writer.add("mean", {1, r.d, r.mean});
-    writer.add("scale", {1, r.d, r.scale});
+    writer.add_vector("mean", r.mean);
+    writer.add_vector("scale", r.scale);
     writer.add("components", {r.k, r.d, axes_as_rows(r)});
-    writer.add("eigenvalues", {1, r.k, r.explained_variance});
+    writer.add_vector("eigenvalues", r.explained_variance);
     writer.finish(manifest);
   });
 }

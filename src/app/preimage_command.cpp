@@ -283,7 +283,7 @@ void run_preimage(const po::variables_map& vm, const Comm& world) {
       }
       case PreimageMethod::ridge: {
         auto weights = model->large(world, "inverse_weights");
-        const auto mean = model->small(world, "inverse_mean", 1, stats->d).values;
+        const auto mean = model->vector(world, "inverse_mean", stats->d);
         result = given_preimages(reconstruction,
                                  apply_inverse_map(stats->kernel, z_copy, stats->k, *coefficients,
                                                    stats->eigenvalues, *weights, mean, grid, nb));

@@ -180,6 +180,10 @@ void check_array(const ManifestFields& f, const std::string& name, std::int64_t 
   if (!f.has(field))
     throw Error(f.path() + ": field '" + field + "' is missing (expected the " + shape +
                 " array " + name + ")");
+  if (f.has(field + ".length"))
+    f.fail(field, "expected shape (" + shape + ") = (" + std::to_string(rows) + ", " +
+                      std::to_string(cols) + "), found a vector of length " +
+                      std::to_string(f.integer(field + ".length", 0, INT64_MAX)));
   const std::int64_t r = f.integer(field + ".rows", 0, INT64_MAX);
   const std::int64_t c = f.integer(field + ".cols", 0, INT64_MAX);
   if (r != rows || c != cols)
@@ -188,7 +192,29 @@ void check_array(const ManifestFields& f, const std::string& name, std::int64_t 
                       std::to_string(c) + ")");
 }
 
-void check_kpca(const ManifestFields& f) {
+// A vector the method needs, of `length` (named `what` in the manifest's
+// terms, "k"): 1-D from kVectorModelFormatVersion (`one_d`), 1 x length
+// before, as those versions wrote it.
+void check_vector(const ManifestFields& f, const std::string& name, std::int64_t length,
+                  const std::string& what, bool one_d) {
+  if (!one_d) return check_array(f, name, 1, length, "1, " + what);
+  const std::string field = "arrays." + name;
+  const std::string expected = "length " + what + " = " + std::to_string(length);
+  if (!f.has(field))
+    throw Error(f.path() + ": field '" + field + "' is missing (expected the vector " + name +
+                " of " + expected + ")");
+  // parse_manifest checked that an entry without "length" has rows and cols.
+  if (!f.has(field + ".length"))
+    f.fail(field, "expected a vector of " + expected + " (format version " +
+                      std::to_string(kVectorModelFormatVersion) +
+                      " stores vectors 1-D), found shape (" +
+                      std::to_string(f.integer(field + ".rows", 0, INT64_MAX)) + ", " +
+                      std::to_string(f.integer(field + ".cols", 0, INT64_MAX)) + ")");
+  const std::int64_t found = f.integer(field + ".length", 0, INT64_MAX);
+  if (found != length) f.fail(field, "expected " + expected + ", found " + std::to_string(found));
+}
+
+void check_kpca(const ManifestFields& f, bool one_d) {
   const std::int64_t n = f.integer("n", 2, kMaxModelDimension);
   const std::int64_t k = f.integer("k", 1, n);
   f.object("kernel");
@@ -209,24 +235,24 @@ void check_kpca(const ManifestFields& f) {
     const std::int64_t m = f.integer("landmarks", k, kMaxModelDimension);
     check_array(f, "landmarks", m, d, "landmarks, d");
     check_array(f, "projection", m, k, "landmarks, k");
-    check_array(f, "offset", 1, k, "1, k");
-    check_array(f, "eigenvalues", 1, k, "1, k");
+    check_vector(f, "offset", k, "k", one_d);
+    check_vector(f, "eigenvalues", k, "k", one_d);
     return;
   }
   f.number("kernel_grand_mean");
   check_array(f, "coefficients", n, k, "n, k");
-  check_array(f, "kernel_col_means", 1, n, "1, n");
-  check_array(f, "eigenvalues", 1, k, "1, k");
+  check_vector(f, "kernel_col_means", n, "n", one_d);
+  check_vector(f, "eigenvalues", k, "k", one_d);
   if (!precomputed) check_array(f, "X", n, d, "n, d");
   if (f.has("inverse_map")) {
     f.object("inverse_map");
     f.positive("inverse_map.alpha");
     check_array(f, "inverse_weights", n, d, "n, d");
-    check_array(f, "inverse_mean", 1, d, "1, d");
+    check_vector(f, "inverse_mean", d, "d", one_d);
   }
 }
 
-void check_mds(const ManifestFields& f) {
+void check_mds(const ManifestFields& f, bool one_d) {
   const std::int64_t n = f.integer("n", 2, kMaxModelDimension);
   const std::int64_t k = f.integer("k", 1, n);
   const bool points = f.choice("input", {"points", "distances"}) == "points";
@@ -238,20 +264,20 @@ void check_mds(const ManifestFields& f) {
     const std::int64_t m = f.integer("landmarks", k + 1, n);
     if (points) check_array(f, "landmarks", m, d, "landmarks, d");
     check_array(f, "landmark_pseudoinverse", k, m, "k, landmarks");
-    check_array(f, "landmark_sq_distance_means", 1, m, "1, landmarks");
-    check_array(f, "eigenvalues", 1, k, "1, k");
+    check_vector(f, "landmark_sq_distance_means", m, "landmarks", one_d);
+    check_vector(f, "eigenvalues", k, "k", one_d);
     return;
   }
   f.number("sq_distance_grand_mean");
   check_array(f, "vectors", n, k, "n, k");
-  check_array(f, "eigenvalues", 1, k, "1, k");
-  check_array(f, "sq_distance_row_means", 1, n, "1, n");
+  check_vector(f, "eigenvalues", k, "k", one_d);
+  check_vector(f, "sq_distance_row_means", n, "n", one_d);
   if (points) check_array(f, "X", n, d, "n, d");
 }
 
 // `manifest` is the object behind `f`: feature_names is an array, which
 // ManifestFields has no accessor for.
-void check_pca(const ManifestFields& f, const Json& manifest) {
+void check_pca(const ManifestFields& f, const Json& manifest, bool one_d) {
   const std::int64_t n = f.integer("n", 2, kMaxModelDimension);
   const std::int64_t d = f.integer("d", 1, kMaxModelDimension);
   const std::int64_t k = f.integer("k", 1, std::min(n, d));
@@ -267,26 +293,27 @@ void check_pca(const ManifestFields& f, const Json& manifest) {
         f.fail("feature_names", "entry " + std::to_string(t + 1) + ": expected a string, found " +
                                     shown((*names)[t]));
   }
-  // Version 1 stored the axes as columns (d x k); version 2 as rows.
-  const bool rows = f.integer("format_version", 1, 2) == 2;
+  // Version 1 stored the axes as columns (d x k); version 2 on as rows.
+  const bool rows =
+      f.integer("format_version", 1, kModelFormatVersion) >= kPcaRowsModelFormatVersion;
   if (rows || f.has("components_orientation"))
     f.choice("components_orientation", {rows ? "k x d" : "d x k"});
-  check_array(f, "mean", 1, d, "1, d");
-  check_array(f, "scale", 1, d, "1, d");
+  check_vector(f, "mean", d, "d", one_d);
+  check_vector(f, "scale", d, "d", one_d);
   if (rows)
     check_array(f, "components", k, d, "k, d");
   else
     check_array(f, "components", d, k, "d, k");
-  check_array(f, "eigenvalues", 1, k, "1, k");
+  check_vector(f, "eigenvalues", k, "k", one_d);
 }
 
-void check_ca(const ManifestFields& f) {
+void check_ca(const ManifestFields& f, bool one_d) {
   const std::int64_t rows = f.integer("rows", 2, kMaxModelDimension);
   const std::int64_t cols = f.integer("cols", 2, kMaxModelDimension);
   const std::int64_t k = f.integer("k", 1, std::min(rows, cols) - 1);
   check_array(f, "row_standard", rows, k, "rows, k");
   check_array(f, "column_standard", cols, k, "cols, k");
-  check_array(f, "principal_inertias", 1, k, "1, k");
+  check_vector(f, "principal_inertias", k, "k", one_d);
 }
 
 // nlohmann's "[json.exception.parse_error.101] parse error at line 1,
@@ -323,7 +350,8 @@ Json parse_manifest(const std::string& text, const std::string& path) {
   const bool pca = method != manifest.end() && *method == "pca";
   const auto version = manifest.find("format_version");
   if (version == manifest.end() || !version->is_number() ||
-      (*version != kModelFormatVersion && !(pca && *version == kPcaModelFormatVersion)))
+      (*version != 1 && *version != kModelFormatVersion &&
+       !(pca && *version == kPcaRowsModelFormatVersion)))
     throw Error(path + ": unsupported model format version");
   if (method != manifest.end() && !method->is_string())
     throw Error(path + ": manifest 'method' is not a string");
@@ -342,6 +370,16 @@ Json parse_manifest(const std::string& text, const std::string& path) {
       fields.fail("arrays." + it.key() + ".file",
                   "expected a plain file name inside the model directory, found " + shown(*file));
     // Checked by hand: the key may itself hold a '.', which a field path cannot.
+    // A vector has "length" instead of "rows" and "cols".
+    const auto length = it->find("length");
+    if (length != it->end()) {
+      if (it->contains("rows") || it->contains("cols"))
+        throw Error(path + ": field 'arrays." + it.key() +
+                    "': expected \"length\" (a vector) or \"rows\" and \"cols\" (a matrix), "
+                    "not both");
+      checked_integer(fields, "arrays." + it.key() + ".length", *length, 0, INT64_MAX);
+      continue;
+    }
     for (const char* side : {"rows", "cols"}) {
       const auto extent = it->find(side);
       const std::string field = "arrays." + it.key() + "." + side;
@@ -352,10 +390,11 @@ Json parse_manifest(const std::string& text, const std::string& path) {
     }
   }
   const std::string name = method == manifest.end() ? "" : method->get<std::string>();
-  if (name == "ca") check_ca(fields);
-  if (name == "kpca") check_kpca(fields);
-  if (name == "mds") check_mds(fields);
-  if (name == "pca") check_pca(fields, manifest);
+  const bool one_d = *version >= kVectorModelFormatVersion;
+  if (name == "ca") check_ca(fields, one_d);
+  if (name == "kpca") check_kpca(fields, one_d);
+  if (name == "mds") check_mds(fields, one_d);
+  if (name == "pca") check_pca(fields, manifest, one_d);
   return manifest;
 }
 

@@ -3,13 +3,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
-#include "kembed/io/npy_writer.hpp"
 #include "kembed/core/error.hpp"
+#include "kembed/io/npy_header.hpp"
+#include "kembed/io/npy_writer.hpp"
+#include "read_only_file.hpp"
 
 namespace fs = std::filesystem;
 
@@ -24,6 +27,17 @@ void write_all(std::FILE* f, const void* data, std::size_t bytes, const std::str
   }
 }
 
+// Writes `header` and `values` to `path`, synced.
+void write_npy_file(const std::string& path, const std::string& header,
+                    const std::vector<double>& values) {
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (!f) throw Error("cannot write '" + path + "'");
+  write_all(f, header.data(), header.size(), path);
+  write_all(f, values.data(), values.size() * sizeof(double), path);
+  if (std::fflush(f) != 0 || ::fsync(fileno(f)) != 0 || std::fclose(f) != 0)
+    throw Error("cannot write '" + path + "'");
+}
+
 }  // namespace
 
 ModelWriter::ModelWriter(std::string dir) : dir_(std::move(dir)) {
@@ -33,15 +47,15 @@ ModelWriter::ModelWriter(std::string dir) : dir_(std::move(dir)) {
 }
 
 void ModelWriter::add(const std::string& name, const Array& array) {
-  const std::string path = (fs::path(dir_) / (name + ".npy")).string();
-  std::FILE* f = std::fopen(path.c_str(), "wb");
-  if (!f) throw Error("cannot write '" + path + "'");
-  const std::string header = npy_header_f8(array.rows, array.cols);
-  write_all(f, header.data(), header.size(), path);
-  write_all(f, array.values.data(), array.values.size() * sizeof(double), path);
-  if (std::fflush(f) != 0 || ::fsync(fileno(f)) != 0 || std::fclose(f) != 0)
-    throw Error("cannot write '" + path + "'");
+  write_npy_file((fs::path(dir_) / (name + ".npy")).string(), npy_header_f8(array.rows, array.cols),
+                 array.values);
   add_written(name, array.rows, array.cols);
+}
+
+void ModelWriter::add_vector(const std::string& name, const std::vector<double>& values) {
+  const auto length = static_cast<std::int64_t>(values.size());
+  write_npy_file((fs::path(dir_) / (name + ".npy")).string(), npy_vector_header_f8(length), values);
+  arrays_[name] = {{"file", name + ".npy"}, {"length", length}};
 }
 
 void ModelWriter::add_written(const std::string& name, std::int64_t rows, std::int64_t cols) {
@@ -52,8 +66,8 @@ void ModelWriter::finish(Json manifest) {
   Json out;
   out["format"] = kModelFormat;
   out["format_version"] = kModelFormatVersion;
-  // A method whose layout changed (pca: kPcaModelFormatVersion) sets its own
-  // version, which replaces the default in place.
+  // A manifest that names its own version (pca: kPcaModelFormatVersion)
+  // replaces the default in place.
   for (auto it = manifest.begin(); it != manifest.end(); ++it) out[it.key()] = it.value();
   out["arrays"] = arrays_;
   const std::string path = (fs::path(dir_) / "manifest.json").string();
@@ -114,8 +128,11 @@ std::string Model::array_path(const std::string& name) const {
 }
 
 std::string Model::shape_error(const std::string& name, const MatrixFile& file) const {
-  // open() checked both as integers >= 0.
   const Json& entry = manifest_["arrays"][name];
+  if (entry.contains("length"))
+    return file.path() + ": field 'arrays." + name + "' in " + manifest_path() +
+           " lists a vector, but a matrix is read; the model is damaged";
+  // open() checked both as integers >= 0.
   const auto rows = entry.at("rows").get<std::int64_t>(), cols = entry.at("cols").get<std::int64_t>();
   if (file.rows() == rows && file.cols() == cols) return "";
   return file.path() + ": shape (" + std::to_string(file.rows()) + ", " +
@@ -139,6 +156,82 @@ Array Model::small(const Comm& comm, const std::string& name, std::int64_t expec
   Array array{file->rows(), file->cols(), {}};
   array.values = file->read_rows({{0, file->rows()}});
   return array;
+}
+
+namespace {
+
+// Cap on a .npy header, as for any .npy input (kembed writes 128 bytes).
+constexpr std::int64_t kMaxVectorHeaderBytes = std::int64_t{1} << 20;
+
+std::string shape_text(std::int64_t rows, std::int64_t cols, bool one_d) {
+  return "(" + std::to_string(rows) + (one_d ? ",)" : ", " + std::to_string(cols) + ")");
+}
+
+// Serial: the values of the .npy vector at `path` (float64 or float32),
+// whose shape must be the one `entry` (field 'arrays.NAME' of
+// `manifest_path`) lists, and hold `length` values.
+std::vector<double> read_npy_vector(const std::string& path, const Json& entry,
+                                    const std::string& name, std::int64_t length,
+                                    const std::string& manifest_path) {
+  const ReadOnlyFile file(path);
+  if (!file.is_regular()) throw Error(path + ": not a regular file");
+  std::string bytes(static_cast<std::size_t>(std::min<std::int64_t>(file.size(), npy_preamble_max)),
+                    '\0');
+  file.read_at(0, bytes.data(), static_cast<std::int64_t>(bytes.size()));
+  const std::int64_t header_size = npy_header_size(bytes, path);
+  if (header_size > file.size() || header_size > kMaxVectorHeaderBytes)
+    throw Error(path + ": truncated or implausibly large .npy header (" +
+                std::to_string(header_size) + " bytes)");
+  bytes.resize(static_cast<std::size_t>(header_size));
+  file.read_at(0, bytes.data(), header_size);
+  const NpyHeader header = parse_npy_header(bytes, path, true);
+  const bool one_d = header.ndim == 1;
+
+  // Model::open checked the entry's integers ("length", or "rows" and "cols").
+  const bool listed_one_d = entry.contains("length");
+  const std::int64_t rows = entry.at(listed_one_d ? "length" : "rows").get<std::int64_t>();
+  const std::int64_t cols = listed_one_d ? 1 : entry.at("cols").get<std::int64_t>();
+  const std::string found = shape_text(header.rows, header.cols, one_d);
+  const std::string listed = shape_text(rows, cols, listed_one_d);
+  if (found != listed)
+    throw Error(path + ": shape " + found + " differs from the " + listed + " of field 'arrays." +
+                name + "' in " + manifest_path + "; the model is damaged");
+  // Older versions listed vectors as 1 x k; (k, 1) holds the same values.
+  const bool fits = header.cols == 1 ? header.rows == length
+                                     : header.rows == 1 && header.cols == length;
+  if (!fits)
+    throw Error(path + ": expected a vector of " + std::to_string(length) +
+                " values, found shape " + found);
+  const std::int64_t count = header.rows * header.cols;
+  const std::int64_t expected = header.data_offset + count * header.item_size;
+  if (file.size() != expected)
+    throw Error(path + ": .npy file has " + std::to_string(file.size()) +
+                " bytes, but its header (shape " + found + ", '" + header.descr + "') needs " +
+                std::to_string(expected) + " (file " +
+                (file.size() < expected ? "truncated" : "has extra data") + ")");
+  std::vector<double> values(static_cast<std::size_t>(count));
+  if (header.item_size == 8) {
+    file.read_at(header.data_offset, values.data(), count * 8);
+  } else {
+    std::vector<float> narrow(values.size());
+    file.read_at(header.data_offset, narrow.data(), count * 4);
+    std::copy(narrow.begin(), narrow.end(), values.begin());
+  }
+  return values;
+}
+
+}  // namespace
+
+std::vector<double> Model::vector(const Comm& comm, const std::string& name,
+                                  std::int64_t length) const {
+  std::vector<double> values;
+  collectively(comm, [&] {
+    if (!comm.is_root()) return;
+    const std::string path = array_path(name);  // throws first when the entry is missing
+    values = read_npy_vector(path, manifest_["arrays"][name], name, length, manifest_path());
+  });
+  comm.broadcast(values);
+  return values;
 }
 
 std::unique_ptr<MatrixFile> Model::large(const Comm& comm, const std::string& name) const {

@@ -175,7 +175,7 @@ std::int64_t npy_header_size(std::string_view bytes, const std::string& name) {
   return static_cast<std::int64_t>(preamble) + little_endian_uint(bytes, 8, length_width);
 }
 
-NpyHeader parse_npy_header(std::string_view bytes, const std::string& name) {
+NpyHeader parse_npy_header(std::string_view bytes, const std::string& name, bool allow_vector) {
   const std::int64_t total = npy_header_size(bytes, name);
   if (static_cast<std::int64_t>(bytes.size()) < total)
     throw Error(name + ": truncated .npy header (needs " + std::to_string(total) + " bytes, have " +
@@ -217,6 +217,10 @@ NpyHeader parse_npy_header(std::string_view bytes, const std::string& name) {
   header.item_size = item_size_of(descr, name);
   if (fortran_order)
     throw Error(name + ": Fortran-ordered .npy is not supported; save with numpy.ascontiguousarray");
+  if (shape.size() == 1 && allow_vector && shape[0] > 0) {
+    header.ndim = 1;
+    shape.push_back(1);
+  }
   if (shape.size() == 1)
     throw Error(name + ": .npy array is 1-D (shape " + shape_text(shape) +
                 "); expected a 2-D matrix, e.g. save x.reshape(-1, 1)");

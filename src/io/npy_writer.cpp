@@ -58,9 +58,12 @@ void sync_directory(const fs::path& dir) {
 
 }  // namespace
 
-std::string npy_header_f8(std::int64_t rows, std::int64_t cols) {
-  std::string dict = "{'descr': '<f8', 'fortran_order': False, 'shape': (" + std::to_string(rows) +
-                     ", " + std::to_string(cols) + "), }";
+namespace {
+
+// The header for a float64 C-order array of shape `shape`, the Python tuple
+// text "(37, 5)" or "(3,)".
+std::string npy_header_for_shape(const std::string& shape) {
+  std::string dict = "{'descr': '<f8', 'fortran_order': False, 'shape': " + shape + ", }";
   // magic (6) + version (2) + header length (2) = 10 bytes before the dictionary,
   // which is padded with spaces and ends in '\n'.
   const std::size_t preamble = 10;
@@ -75,6 +78,16 @@ std::string npy_header_f8(std::int64_t rows, std::int64_t cols) {
   out.push_back(static_cast<char>(header_len & 0xff));
   out.push_back(static_cast<char>((header_len >> 8) & 0xff));
   return out + dict;
+}
+
+}  // namespace
+
+std::string npy_header_f8(std::int64_t rows, std::int64_t cols) {
+  return npy_header_for_shape("(" + std::to_string(rows) + ", " + std::to_string(cols) + ")");
+}
+
+std::string npy_vector_header_f8(std::int64_t length) {
+  return npy_header_for_shape("(" + std::to_string(length) + ",)");
 }
 
 NpyWriter::NpyWriter(const Comm& comm, std::string path, std::int64_t rows, std::int64_t cols)

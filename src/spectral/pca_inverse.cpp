@@ -17,12 +17,13 @@ PcaProjection read_pca_projection(const io::Model& model, const Comm& comm) {
     p.d = model.integer("d", 1, io::kMaxModelDimension);
     p.k = static_cast<int>(model.integer("k", 1, p.d));
     p.whiten = model.flag("whiten");
-    // open() accepted 1 (axes as columns, d x k) or 2 (as rows, k x d).
-    p.axes_as_rows = model.integer("format_version", 1, 2) == 2;
+    // open() accepted 1 (axes as columns, d x k), 2 or 3 (as rows, k x d).
+    p.axes_as_rows = model.integer("format_version", 1, io::kModelFormatVersion) >=
+                     io::kPcaRowsModelFormatVersion;
   });
-  p.mean = model.small(comm, "mean", 1, p.d).values;
-  p.scale = model.small(comm, "scale", 1, p.d).values;
-  p.explained_variance = model.small(comm, "eigenvalues", 1, p.k).values;
+  p.mean = model.vector(comm, "mean", p.d);
+  p.scale = model.vector(comm, "scale", p.d);
+  p.explained_variance = model.vector(comm, "eigenvalues", p.k);
   return p;
 }
 

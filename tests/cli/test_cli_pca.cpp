@@ -31,9 +31,10 @@ Moments moments(const Matrix& x) {
   return m;
 }
 
-/// The arrays of a .npy file written by kembed (float64, C order, 2-D).
+/// The arrays of a .npy file written by kembed (float64, C order, 2-D, or
+/// 1-D of shape (rows,) with cols 1).
 struct Npy {
-  std::size_t rows = 0, cols = 0;
+  std::size_t ndim = 2, rows = 0, cols = 0;
   std::vector<double> values;
 };
 
@@ -55,7 +56,9 @@ Npy read_npy(const fs::path& path) {
     return npy;
   }
   npy.rows = std::stoul(header.substr(open + 10));
-  npy.cols = std::stoul(header.substr(header.find(',', open + 10) + 1));
+  const std::size_t comma = header.find(',', open + 10);
+  npy.ndim = header.compare(comma + 1, 1, ")") == 0 ? 1 : 2;
+  npy.cols = npy.ndim == 1 ? 1 : std::stoul(header.substr(comma + 1));
   const std::size_t data = 10 + header_len;
   EXPECT_EQ((bytes.size() - data), npy.rows * npy.cols * sizeof(double)) << path;
   npy.values.resize((bytes.size() - data) / sizeof(double));
@@ -293,7 +296,7 @@ TEST(PcaCli, ModelRoundTripIsBitForBitAndReadOnly) {
                                       "mean.npy", "scale.npy"}));
   const Json manifest = Json::parse(read_file(model / "manifest.json"));
   EXPECT_EQ(manifest.value("format", ""), "kembed-model");
-  EXPECT_EQ(manifest.value("format_version", 0), 2);
+  EXPECT_EQ(manifest.value("format_version", 0), 3);
   EXPECT_EQ(manifest.value("components_orientation", ""), "k x d");
   EXPECT_EQ(manifest.value("method", ""), "pca");
   EXPECT_EQ(manifest.value("n", 0), 60);
@@ -310,13 +313,14 @@ TEST(PcaCli, ModelRoundTripIsBitForBitAndReadOnly) {
   EXPECT_EQ(components.cols, d);
   EXPECT_TRUE(bitwise_equal(components.values, o.components.v));
   const Npy eigenvalues = read_npy(model / "eigenvalues.npy");
-  EXPECT_EQ(eigenvalues.rows, 1u);
+  EXPECT_EQ(eigenvalues.ndim, 1u);
+  EXPECT_EQ(eigenvalues.rows, 2u);
   EXPECT_TRUE(bitwise_equal(eigenvalues.values, o.eigenvalues));
   // Mean and scale against the data (no CSV holds them).
   const Moments m = moments(x);
   const Npy mean = read_npy(model / "mean.npy"), scale = read_npy(model / "scale.npy");
-  EXPECT_EQ(mean.cols, d);
-  EXPECT_EQ(scale.cols, d);
+  EXPECT_EQ(mean.rows, d);
+  EXPECT_EQ(scale.rows, d);
   for (std::size_t t = 0; t < d && t < mean.values.size() && t < scale.values.size(); ++t) {
     EXPECT_NEAR(mean.values[t], m.mean[t], 1e-13 * std::abs(m.mean[t]) + 1e-15);
     EXPECT_NEAR(scale.values[t], std::sqrt(m.covariance(t, t)), 1e-13 * scale.values[t]);
@@ -362,6 +366,14 @@ TEST(PcaCli, FormatOneModelsStillLoad) {
   manifest.erase("feature_names");
   manifest["arrays"]["components"]["rows"] = d;
   manifest["arrays"]["components"]["cols"] = k;
+  // Format 1 also stored the vectors as 1 x length matrices.
+  for (const char* name : {"mean", "scale", "eigenvalues"}) {
+    const Npy vector = read_npy(v2 / (std::string(name) + ".npy"));
+    write_file(v1 / (std::string(name) + ".npy"),
+               npy_header(1, vector.rows) + raw_doubles({1, vector.rows, vector.values}));
+    manifest["arrays"][name] = {{"file", std::string(name) + ".npy"}, {"rows", 1},
+                                {"cols", vector.rows}};
+  }
   write_file(v1 / "manifest.json", manifest.dump(2));
 
   const Matrix fitted = read_result_csv(fit / "embedding.csv").data;

@@ -385,7 +385,7 @@ TEST(Manifest, PcaFormatTwoHoldsAxesAsRowsAndNames) {
             p + "'feature_names': expected an array of d = 3 strings, found [\"a\",\"b\"]");
   EXPECT_EQ(tampered(v2, "feature_names", Json::array({"a", 2, "c"})),
             p + "'feature_names': entry 2: expected a string, found 2");
-  EXPECT_EQ(tampered(v2, "format_version", 3), "M/manifest.json: unsupported model format version");
+  EXPECT_EQ(tampered(v2, "format_version", 4), "M/manifest.json: unsupported model format version");
   Json kpca2 = kpca_poly();
   kpca2["format_version"] = 2;
   EXPECT_EQ(error_of(kpca2.dump()), "M/manifest.json: unsupported model format version");

@@ -2,8 +2,10 @@
 /// @file Saved models: a directory with manifest.json and .npy arrays.
 ///
 /// A fit writes everything projection needs; `kembed transform` reads it
-/// back. Small arrays (means, eigenvalues, coefficients) are read on rank 0
-/// and broadcast; large ones (training samples) are read in parallel through
+/// back. Vectors (eigenvalues, means, scales: what scikit-learn keeps 1-D)
+/// are 1-D .npy arrays from format version 3 (kModelFormatVersion), 1 x k
+/// matrices before; both load. Small arrays are read on rank 0 and
+/// broadcast; large ones (training samples) are read in parallel through
 /// io::MatrixFile like any input.
 #include <cstdint>
 #include <memory>
@@ -30,6 +32,9 @@ class ModelWriter {
   explicit ModelWriter(std::string dir);
   /// Writes `name`.npy (float64, C order) and records it in the manifest.
   void add(const std::string& name, const Array& array);
+  /// Writes `name`.npy as a 1-D float64 array of shape (values.size(),) and
+  /// records it in the manifest as {"file", "length"}.
+  void add_vector(const std::string& name, const std::vector<double>& values);
   /// Records an array written to `name`.npy in dir() by other means.
   void add_written(const std::string& name, std::int64_t rows, std::int64_t cols);
   /// Writes manifest.json: `manifest` plus format, version (kModelFormatVersion
@@ -93,6 +98,14 @@ class Model {
   /// expected_rows/cols when >= 0.
   Array small(const Comm& comm, const std::string& name, std::int64_t expected_rows = -1,
               std::int64_t expected_cols = -1) const;
+  /// Collective: a vector of `length` values, read by rank 0 and broadcast.
+  /// The file's shape must be the manifest's: (length,) when the entry has
+  /// "length" (format version 3), (1, length) or (length, 1) when it has
+  /// "rows" and "cols" (earlier versions). Errors name the file, e.g.
+  ///   M/eigenvalues.npy: shape (1, 3) differs from the (3,) of field
+  ///   'arrays.eigenvalues' in M/manifest.json; the model is damaged
+  std::vector<double> vector(const Comm& comm, const std::string& name,
+                             std::int64_t length) const;
   /// Collective: a large array, opened for parallel reading; its shape is
   /// checked against the manifest's.
   std::unique_ptr<MatrixFile> large(const Comm& comm, const std::string& name) const;

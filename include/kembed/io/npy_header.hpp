@@ -13,6 +13,9 @@ struct NpyHeader {
   int item_size = 8;
   std::int64_t rows = 0;
   std::int64_t cols = 0;
+  /// 2, or 1 for a vector of shape (rows,) (cols is then 1); only
+  /// parse_npy_header(..., true) returns 1.
+  int ndim = 2;
   /// Byte offset of the first element (preamble plus header dictionary).
   std::int64_t data_offset = 0;
   /// The dtype string as written in the file, e.g. "<f8".
@@ -33,7 +36,10 @@ std::int64_t npy_header_size(std::string_view bytes, const std::string& name);
 /// header). Accepts descr '<f8' or '<f4' (also '=' or '|' on little-endian
 /// hosts), fortran_order False and a 2-D shape with both extents > 0.
 /// Everything else, and any malformed or truncated input, throws
-/// kembed::Error naming `name`; it never reads outside `bytes`.
-NpyHeader parse_npy_header(std::string_view bytes, const std::string& name);
+/// kembed::Error naming `name`; it never reads outside `bytes`. With
+/// `allow_vector`, a 1-D shape (k,) with k > 0 is accepted too (saved
+/// models hold vectors that way).
+NpyHeader parse_npy_header(std::string_view bytes, const std::string& name,
+                           bool allow_vector = false);
 
 }  // namespace kembed::io

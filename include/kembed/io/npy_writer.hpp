@@ -16,6 +16,9 @@ namespace kembed::io {
 /// with spaces and ended by '\n' so that its length, and so the offset of the
 /// first value, is a multiple of 64 bytes. @pre rows >= 0, cols >= 0
 std::string npy_header_f8(std::int64_t rows, std::int64_t cols);
+/// The same header for a 1-D float64 vector of shape (length,), as numpy
+/// writes a 1-D array. @pre length >= 0
+std::string npy_vector_header_f8(std::int64_t length);
 
 /// Collective writer of a rows x cols float64 .npy file.
 ///
