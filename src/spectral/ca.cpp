@@ -266,7 +266,7 @@ CaResult fit_ca(DistMatrix& table, const CaSettings& settings, const std::string
            std::to_string(available) + " dimensions of positive inertia; use --components " +
            std::to_string(std::max(available, 1)) + " or fewer";
   };
-  request.rebuild = [&](DistMatrix& again) { form_cross(table, result.route, again); };
+  request.keep_copy = true;  // min(I, J)^2 is at most I x J: cheaper than a second product
   request.fix_signs = false;  // the convention belongs to the row standard coordinates
   SpectralStep step = spectral_step(a, request, timer);
   record_solve(step, result);

@@ -116,10 +116,14 @@ MemoryPlan plan_memory(const ProblemShape& s) {
   if (s.d == 0)
     plan.items.push_back(
         {"input stripe", nb * (s.data_rows > 0 ? double(s.data_cols) : n) * kDouble});
-  if (s.data_rows > 0)
+  if (s.data_rows > 0) {
     plan.items.push_back({"data matrix (local block)",
                           local_count(s.data_rows, z.nb, s.nprow) *
                               local_count(s.data_cols, z.nb, s.npcol) * kDouble});
+    // The cross-product of the data is kept through the solve (for the
+    // residuals) rather than formed again.
+    plan.items.push_back({"copy of the n x n matrix", local});
+  }
   const Solver solver = planned_solver(s);
   if (solver != resolve_solver(s.solver, s.n, s.k))
     plan.notes.push_back("elpa needs every process row and column to own a block; evr is used");

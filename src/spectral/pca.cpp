@@ -215,7 +215,7 @@ PcaResult fit_pca(io::MatrixFile& file, const BlacsGrid& grid, const PcaSettings
              std::to_string(available) + " such directions; use --components " +
              std::to_string(std::max(available, 1)) + " or fewer";
     };
-  request.rebuild = [&](DistMatrix& a) { form_scatter(xc, result.route, a); };
+  request.keep_copy = true;  // m x m is at most n x d: cheaper than a second product
   request.fix_signs = gram;  // the covariance route signs the embedding Xc U instead
   SpectralStep step = spectral_step(s, request, timer);
   const int k = static_cast<int>(step.values.size());

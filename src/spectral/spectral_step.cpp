@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "kembed/core/error.hpp"
 #include "kembed/linalg/reductions.hpp"
@@ -34,6 +35,13 @@ void check_positive(const SpectralStep& step, const SpectralRequest& request, co
 SpectralStep spectral_step(DistMatrix& a, const SpectralRequest& request, PhaseTimer& timer) {
   const Comm& comm = a.grid().comm();
   const double trace_a = trace(a), norm_a = frobenius_norm(a);
+  std::optional<DistMatrix> kept;
+  if (request.keep_copy) {
+    kept.emplace(DistMatrix::uninitialized(a.grid(), a.rows(), a.cols(),
+                                           a.row_dist().block_size(), a.col_dist().block_size()));
+    // The same layout: the local blocks are copied as they are.
+    std::copy_n(a.data(), std::size_t(a.ld()) * a.local_cols(), kept->data());
+  }
 
   timer.start("solve");
   Eigenpairs pairs = request.choose_k
@@ -57,8 +65,12 @@ SpectralStep spectral_step(DistMatrix& a, const SpectralRequest& request, PhaseT
   // second n x n matrix through the solve.
   timer.start("residual");
   if (!pairs.input_preserved) {
-    if (!request.rebuild) throw Error("spectral step: the solver overwrote the matrix, no rebuild");
-    request.rebuild(a);
+    if (kept)
+      std::copy_n(kept->data(), std::size_t(a.ld()) * a.local_cols(), a.data());
+    else if (request.rebuild)
+      request.rebuild(a);
+    else
+      throw Error("spectral step: the solver overwrote the matrix, no rebuild");
   }
   for (double r : residual_norms(a, step.vectors, step.values))
     step.residuals.push_back(step.frobenius_norm > 0 ? r / step.frobenius_norm : r);

@@ -37,6 +37,11 @@ struct SpectralRequest {
   /// Refills the matrix with its input after a solver that overwrote it
   /// (evd, evr, elpa); krylov keeps it and this is not called. Collective.
   std::function<void(DistMatrix&)> rebuild{};
+  /// Keep a copy of the matrix through the solve instead of calling
+  /// `rebuild`: for a cross-product of a larger data matrix (pca, ca), whose
+  /// copy costs less memory than the data and less time than forming it
+  /// again. The memory plan counts it (data_rows > 0).
+  bool keep_copy = false;
   /// Apply the sign convention (fix_signs) to the eigenvectors. Off where the
   /// convention belongs to another matrix (PCA's covariance route: to X U).
   bool fix_signs = true;
