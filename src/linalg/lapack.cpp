@@ -19,6 +19,12 @@ void syrk_lower_transposed(int n, int k, double alpha, const double* a, int lda,
   dsyrk_("L", "T", &n, &k, &alpha, a, &lda, &beta, c, &ldc, 1, 1);
 }
 
+void syrk_lower(int n, int k, double alpha, const double* a, int lda, double beta, double* c,
+                int ldc) {
+  if (n == 0) return;
+  dsyrk_("L", "N", &n, &k, &alpha, a, &lda, &beta, c, &ldc, 1, 1);
+}
+
 std::vector<double> syevd(std::vector<double>& a, int n) {
   std::vector<double> w(n);
   int info = 0, lwork = -1, liwork = -1, iwork_query = 0;

@@ -7,6 +7,7 @@
 
 #include "kembed/core/error.hpp"
 #include "kembed/distribute/read_distributed.hpp"
+#include "kembed/linalg/cross_product.hpp"
 #include "kembed/linalg/reductions.hpp"
 #include "kembed/linalg/scalapack.hpp"
 #include "kembed/spectral/sign_convention.hpp"
@@ -141,10 +142,7 @@ std::vector<double> inverse_sqrt(const std::vector<double>& mass) {
 
 // S S^T (rows route) or S^T S (columns route).
 void form_cross(const DistMatrix& s, CaRoute route, DistMatrix& a) {
-  if (route == CaRoute::rows)
-    scalapack::gemm('N', 'T', 1.0, s, s, 0.0, a);
-  else
-    scalapack::gemm('T', 'N', 1.0, s, s, 0.0, a);
+  cross_product(route == CaRoute::rows ? 'N' : 'T', 1.0, s, a);
 }
 
 // Rank 0: principal coordinates, contributions, cos2 and quality from the

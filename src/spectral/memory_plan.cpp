@@ -123,6 +123,13 @@ MemoryPlan plan_memory(const ProblemShape& s) {
     // The cross-product of the data is kept through the solve (for the
     // residuals) rather than formed again.
     plan.items.push_back({"copy of the n x n matrix", local});
+    // cross_product's local path (whole rows or columns per rank): the m x m
+    // partial sum and its packed copy for the reduce-scatter.
+    const std::int64_t ranks = std::int64_t{s.nprow} * s.npcol;
+    const bool local_path =
+        (s.npcol == 1 && s.n == s.data_cols && s.data_cols * ranks <= s.data_rows) ||
+        (s.nprow == 1 && s.n == s.data_rows && s.data_rows * ranks <= s.data_cols);
+    if (local_path) plan.items.push_back({"cross-product partial sums", 2 * n * n * kDouble});
   }
   const Solver solver = planned_solver(s);
   if (solver != resolve_solver(s.solver, s.n, s.k))

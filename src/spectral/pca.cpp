@@ -8,6 +8,7 @@
 #include "kembed/distribute/read_distributed.hpp"
 #include "kembed/io/format_double.hpp"
 #include "kembed/kernel/assemble.hpp"
+#include "kembed/linalg/cross_product.hpp"
 #include "kembed/linalg/reductions.hpp"
 #include "kembed/linalg/scalapack.hpp"
 #include "kembed/spectral/magnitude.hpp"
@@ -67,10 +68,7 @@ void scale_columns(DistMatrix& a, const std::vector<double>& factor) {
 // C = Xc^T Xc / (n-1) (d x d) or G = Xc Xc^T / (n-1) (n x n).
 void form_scatter(const DistMatrix& xc, PcaRoute route, DistMatrix& s) {
   const double alpha = 1.0 / static_cast<double>(xc.rows() - 1);
-  if (route == PcaRoute::covariance)
-    scalapack::gemm('T', 'N', alpha, xc, xc, 0.0, s);
-  else
-    scalapack::gemm('N', 'T', alpha, xc, xc, 0.0, s);
+  cross_product(route == PcaRoute::covariance ? 'T' : 'N', alpha, xc, s);
 }
 
 // Smallest k whose cumulative ratio is strictly greater than `threshold`

@@ -16,6 +16,12 @@ void gemm(char trans_a, char trans_b, int m, int n, int k, double alpha, const d
 void syrk_lower_transposed(int n, int k, double alpha, const double* a, int lda, double beta,
                            double* c, int ldc);
 
+/// The lower triangle of the n x n column-major C <- alpha A A^T + beta C,
+/// for the n x k column-major A (dsyrk, 'L', 'N'); the upper triangle is
+/// not touched.
+void syrk_lower(int n, int k, double alpha, const double* a, int lda, double beta, double* c,
+                int ldc);
+
 /// All eigenpairs of the symmetric n x n column-major `a` (dsyevd): returns
 /// ascending eigenvalues; `a` is overwritten by the orthonormal eigenvectors.
 std::vector<double> syevd(std::vector<double>& a, int n);
