@@ -7,26 +7,12 @@
 #include "kembed/core/error.hpp"
 #include "kembed/linalg/blacs_grid.hpp"
 #include "kembed/linalg/block_product.hpp"
+#include "kembed/core/splitmix64.hpp"
 #include "kembed/linalg/lapack.hpp"
 
 namespace kembed::bench {
 
 namespace {
-
-// Standard normal value for entry (i, j) of stream `seed`, independent of the
-// rank count (the Krylov solver's scheme, so both start from comparable blocks).
-double gaussian(std::uint64_t seed, std::uint64_t i, std::uint64_t j) {
-  auto mix = [](std::uint64_t x) {
-    x += 0x9e3779b97f4a7c15ULL;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
-  };
-  const std::uint64_t h = mix(seed ^ mix(i ^ mix(j)));
-  const double u1 = (static_cast<double>(h >> 11) + 0.5) * 0x1.0p-53;
-  const double u2 = (static_cast<double>(mix(h) >> 11) + 0.5) * 0x1.0p-53;
-  return std::sqrt(-2 * std::log(u1)) * std::cos(6.283185307179586 * u2);
-}
 
 class ChebyshevFsi {
  public:
@@ -84,7 +70,7 @@ class ChebyshevFsi {
 
   void fill_random(int j, std::uint64_t salt) {
     for (int li = 0; li < rows_; ++li)
-      col(x_, j)[li] = gaussian(settings_.seed + salt * 0x1000193ULL,
+      col(x_, j)[li] = counter_gaussian(settings_.seed + salt * 0x1000193ULL,
                                 product_.line_dist().to_global(li), j);
   }
 

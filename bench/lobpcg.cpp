@@ -6,25 +6,12 @@
 #include "kembed/core/error.hpp"
 #include "kembed/linalg/blacs_grid.hpp"
 #include "kembed/linalg/block_product.hpp"
+#include "kembed/core/splitmix64.hpp"
 #include "kembed/linalg/lapack.hpp"
 
 namespace kembed::bench {
 
 namespace {
-
-// The Krylov solver's start block scheme (see bench/cheb_fsi.cpp).
-double gaussian(std::uint64_t seed, std::uint64_t i, std::uint64_t j) {
-  auto mix = [](std::uint64_t x) {
-    x += 0x9e3779b97f4a7c15ULL;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
-  };
-  const std::uint64_t h = mix(seed ^ mix(i ^ mix(j)));
-  const double u1 = (static_cast<double>(h >> 11) + 0.5) * 0x1.0p-53;
-  const double u2 = (static_cast<double>(mix(h) >> 11) + 0.5) * 0x1.0p-53;
-  return std::sqrt(-2 * std::log(u1)) * std::cos(6.283185307179586 * u2);
-}
 
 // Basis B = [X | P | W] (s + s + s columns) and A B, row-distributed.
 class Lobpcg {
@@ -49,7 +36,7 @@ class Lobpcg {
   LobpcgResult run() {
     for (int j = 0; j < s_; ++j)
       for (int li = 0; li < rows_; ++li)
-        col(b_, j)[li] = gaussian(settings_.seed, product_.line_dist().to_global(li), j);
+        col(b_, j)[li] = counter_gaussian(settings_.seed, product_.line_dist().to_global(li), j);
     int filled = s_;
     orthonormalize(0, filled, false);
     if (filled < s_) agree(comm_, "lobpcg: random start block is rank deficient");

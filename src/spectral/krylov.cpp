@@ -5,27 +5,13 @@
 
 #include "kembed/core/error.hpp"
 #include "kembed/linalg/block_product.hpp"
+#include "kembed/core/splitmix64.hpp"
 #include "kembed/linalg/lapack.hpp"
 #include "kembed/linalg/scalapack.hpp"
 
 namespace kembed::spectral {
 
 namespace {
-
-// Standard normal value for entry (i, j) of stream `seed`, independent of
-// which rank asks: splitmix64 on the entry's counter, then Box-Muller.
-double gaussian(std::uint64_t seed, std::uint64_t i, std::uint64_t j) {
-  auto mix = [](std::uint64_t x) {
-    x += 0x9e3779b97f4a7c15ULL;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
-  };
-  const std::uint64_t h = mix(seed ^ mix(i ^ mix(j)));
-  const double u1 = (static_cast<double>(h >> 11) + 0.5) * 0x1.0p-53;
-  const double u2 = (static_cast<double>(mix(h) >> 11) + 0.5) * 0x1.0p-53;
-  return std::sqrt(-2 * std::log(u1)) * std::cos(6.283185307179586 * u2);
-}
 
 // The row-distributed basis: every rank holds whole rows of an n x m block.
 class Basis {
@@ -127,7 +113,7 @@ class BlockKrylov {
     for (int j = 0; j < width; ++j)
       for (int li = 0; li < v_.local_rows(); ++li)
         v_.col(c + j)[li] =
-            gaussian(settings_.seed + salt * 0x1000193ULL, rows.to_global(li), c + j);
+            counter_gaussian(settings_.seed + salt * 0x1000193ULL, rows.to_global(li), c + j);
   }
 
   // AV[:, c:c+width] = A V[:, c:c+width]: one local dgemm per rank
