@@ -4,9 +4,9 @@
 #include <cmath>
 
 #include "kembed/core/error.hpp"
+#include "kembed/core/splitmix64.hpp"
 #include "kembed/linalg/blacs_grid.hpp"
 #include "kembed/linalg/block_product.hpp"
-#include "kembed/core/splitmix64.hpp"
 #include "kembed/linalg/lapack.hpp"
 
 namespace kembed::bench {

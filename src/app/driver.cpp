@@ -7,8 +7,8 @@
 #include "kembed/io/hdf5.hpp"
 #include "kembed/io/npy_writer.hpp"
 #include "kembed/linalg/row_blocks.hpp"
-#include "kembed/spectral/spectral_step.hpp"
 #include "kembed/spectral/memory_plan.hpp"
+#include "kembed/spectral/spectral_step.hpp"
 
 namespace kembed::app {
 
@@ -191,8 +191,18 @@ void drive(const boost::program_options::variables_map& vm, const Comm& world, c
     report["block_size_requested"] = job.layout->block_size;
   for (const auto& [key, value] : run.report.items()) report[key] = value;
   // Paths need not be UTF-8: replace what JSON cannot hold rather than fail.
-  run.write("run.json",
-            [&] { return report.dump(2, ' ', false, Json::error_handler_t::replace) + "\n"; });
+  const std::string text = report.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+  run.write("run.json", [&] { return text; });
+  // An .h5 result holds the report and the eigenvalues beside its table.
+  run.on_root([&] {
+    std::vector<double> eigenvalues;
+    if (report.contains("eigenvalues") && report["eigenvalues"].is_array())
+      for (const Json& v : report["eigenvalues"])
+        if (v.is_number()) eigenvalues.push_back(v.get<double>());
+    for (const std::string& name : run.written_)
+      if (name.size() > 3 && name.compare(name.size() - 3, 3, ".h5") == 0)
+        io::annotate_hdf5_result(run.out_->file(name), text, eigenvalues);
+  });
   run.on_root([&] { run.out_->commit(); });
 
   std::string files;

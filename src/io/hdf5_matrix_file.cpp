@@ -343,6 +343,34 @@ void write_hdf5_matrix(const Comm& comm, const std::string& path, const std::str
   writer.commit();
 }
 
+void annotate_hdf5_result(const std::string& path, const std::string& report,
+                          const std::vector<double>& eigenvalues) {
+  silence_hdf5();
+  const Handle file(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose);
+  if (!file.ok()) throw Error("cannot open '" + path + "' to add the run report");
+  // One fixed-length string: h5py reads it as bytes, HDF5 tools as text.
+  const Handle type(H5Tcopy(H5T_C_S1), H5Tclose);
+  bool ok = type.ok() && H5Tset_size(type.get(), std::max<std::size_t>(report.size(), 1)) >= 0 &&
+            H5Tset_cset(type.get(), H5T_CSET_UTF8) >= 0;
+  const Handle scalar(H5Screate(H5S_SCALAR), H5Sclose);
+  const Handle attribute(ok ? H5Acreate2(file.get(), "run.json", type.get(), scalar.get(),
+                                         H5P_DEFAULT, H5P_DEFAULT)
+                            : -1,
+                         H5Aclose);
+  const std::string text = report.empty() ? std::string(1, ' ') : report;
+  ok = attribute.ok() && H5Awrite(attribute.get(), type.get(), text.data()) >= 0;
+  if (ok && !eigenvalues.empty()) {
+    const hsize_t length = eigenvalues.size();
+    const Handle space(H5Screate_simple(1, &length, nullptr), H5Sclose);
+    const Handle set(H5Dcreate2(file.get(), "/eigenvalues", H5T_IEEE_F64LE, space.get(),
+                                H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                     H5Dclose);
+    ok = set.ok() && H5Dwrite(set.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT,
+                              eigenvalues.data()) >= 0;
+  }
+  if (!ok) throw Error("cannot add the run report to '" + path + "' (disk full?)");
+}
+
 std::string hdf5_version() {
   unsigned major = 0, minor = 0, release = 0;
   H5get_libversion(&major, &minor, &release);

@@ -6,6 +6,10 @@ namespace kembed::io {
 
 std::string hdf5_version() { return {}; }
 
+void annotate_hdf5_result(const std::string& path, const std::string&, const std::vector<double>&) {
+  throw Error("cannot write '" + path + "': this kembed was built without HDF5 (see kembed --version)");
+}
+
 Hdf5Writer::Hdf5Writer(const Comm& comm, std::string path, std::string, std::int64_t, std::int64_t)
     : comm_(comm), path_(std::move(path)) {
   throw Error("cannot write '" + path_ + "': this kembed was built without HDF5 (see kembed --version)");

@@ -3,8 +3,10 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <string>
 #include <vector>
 
+#include "kembed/core/error.hpp"
 #include "kembed/linalg/block_cyclic.hpp"
 #include "kembed/linalg/lapack.hpp"
 #include "kembed/linalg/scalapack.hpp"
@@ -20,6 +22,10 @@ bool cross_product_is_local(char trans, const DistMatrix& a) {
 }
 
 void cross_product(char trans, double alpha, const DistMatrix& a, DistMatrix& c) {
+  const std::int64_t order = trans == 'T' ? a.cols() : a.rows();
+  if (c.grid().context() != a.grid().context() || c.rows() != order || c.cols() != order)
+    throw Error("cross_product: C must be " + std::to_string(order) + " x " +
+                std::to_string(order) + " on A's grid");
   if (!cross_product_is_local(trans, a)) {
     if (trans == 'T')
       scalapack::gemm('T', 'N', alpha, a, a, 0.0, c);

@@ -4,8 +4,8 @@
 #include <cmath>
 
 #include "kembed/core/error.hpp"
-#include "kembed/linalg/block_product.hpp"
 #include "kembed/core/splitmix64.hpp"
+#include "kembed/linalg/block_product.hpp"
 #include "kembed/linalg/lapack.hpp"
 #include "kembed/linalg/scalapack.hpp"
 

@@ -148,8 +148,29 @@ TEST(FormatsCli, NpyAndH5OutputHoldTheCsvNumbers) {
   EXPECT_GE(H5Dread(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, from_h5.v.data()), 0);
   H5Sclose(space);
   H5Dclose(set);
+  // The same file holds the run report (the text of run.json) and the
+  // eigenvalues (those of eigenvalues.csv, 1-D).
+  const hid_t attribute = H5Aopen(file, "run.json", H5P_DEFAULT);
+  ASSERT_GE(attribute, 0);
+  const hid_t text_type = H5Aget_type(attribute);
+  std::string report(H5Tget_size(text_type), '\0');
+  EXPECT_GE(H5Aread(attribute, text_type, report.data()), 0);
+  H5Tclose(text_type);
+  H5Aclose(attribute);
+  EXPECT_EQ(report, read_file(outs["h5"] / "run.json"));
+  const hid_t values = H5Dopen2(file, "/eigenvalues", H5P_DEFAULT);
+  ASSERT_GE(values, 0);
+  const hid_t values_space = H5Dget_space(values);
+  EXPECT_EQ(H5Sget_simple_extent_ndims(values_space), 1);
+  std::vector<double> eigenvalues(static_cast<std::size_t>(H5Sget_simple_extent_npoints(values_space)));
+  EXPECT_GE(H5Dread(values, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, eigenvalues.data()), 0);
+  H5Sclose(values_space);
+  H5Dclose(values);
   H5Fclose(file);
   expect_identical(from_h5, from_csv, "embedding.h5 against embedding.csv");
+  const Csv listed = read_result_csv(outs["h5"] / "eigenvalues.csv");
+  ASSERT_EQ(eigenvalues.size(), listed.data.rows);
+  for (std::size_t j = 0; j < eigenvalues.size(); ++j) EXPECT_EQ(eigenvalues[j], listed.data(j, 0));
 #endif
 }
 

@@ -54,4 +54,11 @@ void write_hdf5_matrix(const Comm& comm, const std::string& path, const std::str
                        std::int64_t rows, std::int64_t cols, std::int64_t first_row,
                        const std::vector<double>& values);
 
+/// Serial (one rank): makes the result file `path` (an existing .h5 that
+/// kembed wrote) self-contained: the run report as the text attribute
+/// "run.json" of its root group and, when not empty, the eigenvalues as the
+/// 1-D dataset "/eigenvalues". Throws Error naming the file.
+void annotate_hdf5_result(const std::string& path, const std::string& report,
+                          const std::vector<double>& eigenvalues);
+
 }  // namespace kembed::io
