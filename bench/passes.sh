@@ -28,6 +28,11 @@ bench=$build/bench/kembed_bench_krylov_passes
 [ -x "$bench" ] || { echo "no $bench: build the target kembed_bench_krylov_passes first" >&2; exit 1; }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
 mkdir -p "$out"
+# Only a table this script wrote earlier is ever replaced.
+if [ -e "$out/passes.md" ] && ! head -n 1 "$out/passes.md" | grep -q '^# kembed_bench_krylov_passes'; then
+  echo "$out/passes.md exists and was not written by this benchmark: give another --out" >&2
+  exit 2
+fi
 {
   echo "# kembed_bench_krylov_passes, $(date -u '+%Y-%m-%d %H:%M UTC'), $(uname -n)," \
        "$(nproc) cores, $ranks ranks, commit $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)"
