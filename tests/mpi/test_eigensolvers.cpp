@@ -333,3 +333,69 @@ TEST(SpectralStep, ChoosesKFromTheWholeSpectrumWithEvd) {
   EXPECT_EQ(step.vectors.cols(), 4);
   for (int j = 0; j < 4; ++j) EXPECT_EQ(step.values[j], given[j]);
 }
+
+TEST(Krylov, LooseToleranceStopsAfterFewerBlockProducts) {
+  const Comm world = Comm::world();
+  // A = H diag(lambda) H with the reflector H = I - 2 u u^T: the spectrum is
+  // exactly lambda, each entry is O(1) to compute on its owner, and the
+  // eigenvectors H e_i are dense. lambda_i = 0.97^i decays smoothly, like a
+  // gaussian kernel's spectrum. At n = 600, k = 5 the defaults give b = 24,
+  // q = 12, and both tolerances converge inside the first cycle (1e-12 after
+  // 10 products, 1e-6 after 7): only the test of tol after every block, not
+  // only on the full basis, tells them apart.
+  const int n = 600, k = 5;
+  std::vector<double> lambda(n), u = test::random_data(n, 1, 7), w(n);
+  double uu = 0, s = 0;
+  for (double x : u) uu += x * x;
+  for (int i = 0; i < n; ++i) {
+    lambda[i] = std::pow(0.97, i);
+    u[i] /= std::sqrt(uu);
+    w[i] = lambda[i] * u[i];
+    s += u[i] * w[i];
+  }
+  const auto entry = [&](std::int64_t i, std::int64_t j) {
+    return (i == j ? lambda[i] : 0.0) - 2 * u[i] * w[j] - 2 * w[i] * u[j] + 4 * s * u[i] * u[j];
+  };
+  BlacsGrid grid(world);
+  DistMatrix m(grid, n, n, 16, 16);
+  m.fill(entry);
+  std::vector<KrylovResult> results;
+  for (double tol : {1e-6, 1e-12}) {
+    KrylovSettings settings;
+    settings.tol = tol;
+    results.push_back(krylov_top_eigenpairs(m, k, settings));
+    const KrylovResult& r = results.back();
+    ASSERT_TRUE(r.converged) << tol;
+    ASSERT_EQ(r.values.size(), std::size_t(k));
+    const auto v = r.vectors.gather_to_root();
+    if (!world.is_root()) continue;
+    for (int j = 0; j < k; ++j) {
+      // The residual of the returned pair, from A's entries: at most tol, as
+      // the solver's is relative to its estimate of ||A||_2 = 1, which is at
+      // most 1; plus the round-off of a length-600 product.
+      double r2 = 0;
+      for (int i = 0; i < n; ++i) {
+        double av = 0;
+        for (int t = 0; t < n; ++t) av += entry(i, t) * v[std::size_t(j) * n + t];
+        r2 += std::pow(av - r.values[j] * v[std::size_t(j) * n + i], 2);
+      }
+      const double res = std::sqrt(r2);
+      EXPECT_LE(res, tol + 1e-13) << "tol " << tol << " pair " << j;
+      // Quadratic residual bound (Kato-Temple) for a symmetric matrix and a unit
+      // Ritz vector: |theta - lambda_j| <= ||r||^2 / gap, gap the distance from
+      // theta to the other eigenvalues (3% of lambda_j here), plus the
+      // spectrum's own round-off.
+      const double gap =
+          std::min(j > 0 ? lambda[j - 1] - r.values[j] : 1e300, r.values[j] - lambda[j + 1]);
+      EXPECT_NEAR(r.values[j], lambda[j], res * res / gap + 1e-13)
+          << "tol " << tol << " pair " << j;
+    }
+  }
+  const KrylovResult &loose = results[0], &tight = results[1];
+  // Both stop in the same cycle, so the difference is the per-block test's alone.
+  EXPECT_EQ(loose.cycles, tight.cycles);
+  EXPECT_LT(loose.matvecs, tight.matvecs) << "cycles " << loose.cycles;
+  // Each is within its quadratic bound of lambda_j (checked above); the loose
+  // one dominates: (1e-6)^2 / 0.026 = 4e-11.
+  for (int j = 0; j < k; ++j) EXPECT_NEAR(loose.values[j], tight.values[j], 1e-10) << j;
+}
