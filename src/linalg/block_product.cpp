@@ -20,14 +20,27 @@ int checked_count(std::int64_t v) {
 }  // namespace
 
 BlockProduct::BlockProduct(const DistMatrix& a)
-    : a_(&a),
-      column_comm_(a.grid().comm().split(a.grid().mycol(), a.grid().myrow())),
-      line_(a.rows(), a.row_dist().block_size(), a.grid().comm().rank(), a.grid().comm().size()) {
-  if (a.rows() != a.cols() || a.row_dist().block_size() != a.col_dist().block_size())
+    : BlockProduct(a.grid(), a.row_dist(), a.col_dist(), a.ld(), a.data(), nullptr) {}
+
+BlockProduct::BlockProduct(const SingleMatrix& a)
+    : BlockProduct(a.grid(), a.row_dist(), a.col_dist(), a.ld(), nullptr, a.data()) {}
+
+BlockProduct::BlockProduct(const BlacsGrid& grid, const BlockCyclic1D& rows,
+                           const BlockCyclic1D& cols, int lda, const double* a,
+                           const float* a_single)
+    : comm_(&grid.comm()),
+      n_(rows.global_size()),
+      local_rows_(rows.local_size()),
+      local_cols_(cols.local_size()),
+      lda_(lda),
+      a_(a),
+      a_single_(a_single),
+      column_comm_(grid.comm().split(grid.mycol(), grid.myrow())),
+      line_(rows.global_size(), rows.block_size(), grid.comm().rank(), grid.comm().size()) {
+  if (rows.global_size() != cols.global_size() || rows.block_size() != cols.block_size())
     throw Error("block product: the matrix must be square with square blocks");
-  const BlacsGrid& grid = a.grid();
-  const std::int64_t n = a.rows();
-  const int nb = a.row_dist().block_size();
+  const std::int64_t n = n_;
+  const int nb = rows.block_size();
   const int ranks = grid.comm().size();
   // Line block t lives on rank t mod (P Q), whose process column is t mod Q:
   // the rows matching this process column's columns of A are exactly the
@@ -36,15 +49,15 @@ BlockProduct::BlockProduct(const DistMatrix& a)
     column_lines_.emplace_back(n, nb, p * grid.npcol() + grid.mycol(), ranks);
   for (const BlockCyclic1D& line : column_lines_)
     for (int l = 0; l < line.local_size(); ++l)
-      gathered_to_local_col_.push_back(a.col_dist().to_local(line.to_global(l)));
-  agree(grid.comm(), static_cast<int>(gathered_to_local_col_.size()) == a.local_cols()
+      gathered_to_local_col_.push_back(cols.to_local(line.to_global(l)));
+  agree(grid.comm(), static_cast<int>(gathered_to_local_col_.size()) == local_cols_
                          ? ""
                          : "block product: the grid's rank order is not row-major");
 
   for (int r = 0; r < ranks; ++r)
     scatter_counts_.push_back(BlockCyclic1D(n, nb, r, ranks).local_size());
-  for (int li = 0; li < a.local_rows(); ++li) {
-    const std::int64_t g = a.row_dist().to_global(li);
+  for (int li = 0; li < local_rows_; ++li) {
+    const std::int64_t g = rows.to_global(li);
     receiver_.push_back(line_.owner(g));
     // to_local does not depend on which process asks.
     receiver_row_.push_back(line_.to_local(g));
@@ -52,9 +65,8 @@ BlockProduct::BlockProduct(const DistMatrix& a)
 }
 
 void BlockProduct::apply(const double* x, int ldx, int width, double* y, int ldy) {
-  const DistMatrix& a = *a_;
-  const Comm& comm = a.grid().comm();
-  const int mine = line_rows(), lr = a.local_rows(), lc = a.local_cols();
+  const Comm& comm = *comm_;
+  const int mine = line_rows(), lr = local_rows_, lc = local_cols_;
   if (width <= 0) return;
 
   // 1. The rows of X matching this rank's columns of A, from the process column.
@@ -76,20 +88,27 @@ void BlockProduct::apply(const double* x, int ldx, int width, double* y, int ldy
     row += rows;
   }
 
-  // 2. One dgemm over the whole local block A[R_p, C_q]: its partial sum of
-  //    the rows R_p of A X.
+  // 2. One dgemm (sgemm) over the whole local block A[R_p, C_q]: its partial
+  //    sum of the rows R_p of A X.
   product_.resize(std::size_t(std::max(lr, 1)) * width);
   if (lr > 0) {
-    if (lc > 0)
-      lapack::gemm('N', 'N', lr, width, lc, 1.0, a.data(), a.ld(), gathered_.data(), lc, 0.0,
-                   product_.data(), lr);
-    else
+    if (lc == 0) {
       std::fill(product_.begin(), product_.end(), 0.0);
+    } else if (a_single_) {
+      gathered_single_.assign(gathered_.begin(), gathered_.begin() + std::size_t(lc) * width);
+      product_single_.resize(std::size_t(lr) * width);
+      lapack::gemm('N', 'N', lr, width, lc, 1.0f, a_single_, lda_, gathered_single_.data(), lc,
+                   0.0f, product_single_.data(), lr);
+      std::copy(product_single_.begin(), product_single_.end(), product_.begin());
+    } else {
+      lapack::gemm('N', 'N', lr, width, lc, 1.0, a_, lda_, gathered_.data(), lc, 0.0,
+                   product_.data(), lr);
+    }
   }
 
   // 3. Sum the partial products; each rank receives its own line rows. The
   //    buffer is ordered by receiving rank, each rank's rows column-major.
-  const std::int64_t n = a.rows();
+  const std::int64_t n = n_;
   checked_count(n * width);
   send_.assign(std::size_t(n) * width, 0.0);
   std::vector<int> counts(scatter_counts_.size());

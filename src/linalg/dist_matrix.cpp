@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <limits>
 #include <new>
+#include <type_traits>
 
 #include "fortran.hpp"
 #include "kembed/core/error.hpp"
@@ -32,27 +33,40 @@ std::vector<int> grid_coordinates(const BlacsGrid& grid) {
 // (Transparent huge pages, madvise(MADV_HUGEPAGE), made first touch of 2 GB
 // three times faster on the development VM when free memory was unfragmented,
 // but stalled 7-13 s in direct compaction when it was not: not used.)
-double* allocate(std::size_t count, bool zeroed) {
+template <class T>
+T* allocate(std::size_t count, bool zeroed) {
   count = std::max<std::size_t>(count, 1);
-  void* p = zeroed ? std::calloc(count, sizeof(double)) : std::malloc(count * sizeof(double));
+  void* p = zeroed ? std::calloc(count, sizeof(T)) : std::malloc(count * sizeof(T));
   if (!p) throw std::bad_alloc();
-  return static_cast<double*>(p);
+  return static_cast<T*>(p);
+}
+
+template <class T>
+MPI_Datatype mpi_type() {
+  return std::is_same_v<T, float> ? MPI_FLOAT : MPI_DOUBLE;
 }
 
 }  // namespace
 
-void DistMatrix::Free::operator()(double* p) const noexcept { std::free(p); }
-
-DistMatrix::DistMatrix(const BlacsGrid& grid, std::int64_t m, std::int64_t n, int mb, int nb)
-    : DistMatrix(grid, m, n, mb, nb, true) {}
-
-DistMatrix DistMatrix::uninitialized(const BlacsGrid& grid, std::int64_t m, std::int64_t n, int mb,
-                                     int nb) {
-  return DistMatrix(grid, m, n, mb, nb, false);
+template <class T>
+void BasicDistMatrix<T>::Free::operator()(T* p) const noexcept {
+  std::free(p);
 }
 
-DistMatrix::DistMatrix(const BlacsGrid& grid, std::int64_t m, std::int64_t n, int mb, int nb,
-                       bool zeroed)
+template <class T>
+BasicDistMatrix<T>::BasicDistMatrix(const BlacsGrid& grid, std::int64_t m, std::int64_t n, int mb,
+                                    int nb)
+    : BasicDistMatrix(grid, m, n, mb, nb, true) {}
+
+template <class T>
+BasicDistMatrix<T> BasicDistMatrix<T>::uninitialized(const BlacsGrid& grid, std::int64_t m,
+                                                     std::int64_t n, int mb, int nb) {
+  return BasicDistMatrix(grid, m, n, mb, nb, false);
+}
+
+template <class T>
+BasicDistMatrix<T>::BasicDistMatrix(const BlacsGrid& grid, std::int64_t m, std::int64_t n, int mb,
+                                    int nb, bool zeroed)
     : grid_(&grid),
       rows_(m, mb, grid.myrow(), grid.nprow()),
       cols_(n, nb, grid.mycol(), grid.npcol()) {
@@ -64,17 +78,18 @@ DistMatrix::DistMatrix(const BlacsGrid& grid, std::int64_t m, std::int64_t n, in
   descinit_(desc_, &im, &in, &mb, &nb, &zero, &zero, &ctxt, &lld, &info);
   if (info != 0) throw Error("descinit failed with INFO = " + std::to_string(info));
   const std::size_t count = std::size_t(lld) * std::max(1, cols_.local_size());
-  local_.reset(allocate(count, zeroed));
+  local_.reset(allocate<T>(count, zeroed));
 }
 
-void DistMatrix::scatter_from_root(const std::vector<double>& full) {
+template <class T>
+void BasicDistMatrix<T>::scatter_from_root(const std::vector<T>& full) {
   const Comm& comm = grid_->comm();
   const auto coords = grid_coordinates(*grid_);
   if (comm.is_root()) {
     for (int r = comm.size() - 1; r >= 0; --r) {
       const BlockCyclic1D rd(rows(), rows_.block_size(), coords[2 * r], grid_->nprow());
       const BlockCyclic1D cd(cols(), cols_.block_size(), coords[2 * r + 1], grid_->npcol());
-      std::vector<double> piece(std::size_t(rd.local_size()) * cd.local_size());
+      std::vector<T> piece(std::size_t(rd.local_size()) * cd.local_size());
       for (int lj = 0; lj < cd.local_size(); ++lj)
         for (int li = 0; li < rd.local_size(); ++li)
           piece[std::size_t(lj) * rd.local_size() + li] =
@@ -83,39 +98,40 @@ void DistMatrix::scatter_from_root(const std::vector<double>& full) {
         for (int lj = 0; lj < local_cols(); ++lj)
           std::copy_n(piece.data() + std::size_t(lj) * local_rows(), local_rows(), &local(0, lj));
       } else {
-        MPI_Send(piece.data(), static_cast<int>(piece.size()), MPI_DOUBLE, r, 0, comm.get());
+        MPI_Send(piece.data(), static_cast<int>(piece.size()), mpi_type<T>(), r, 0, comm.get());
       }
     }
   } else {
-    std::vector<double> piece(std::size_t(local_rows()) * local_cols());
-    MPI_Recv(piece.data(), static_cast<int>(piece.size()), MPI_DOUBLE, 0, 0, comm.get(),
+    std::vector<T> piece(std::size_t(local_rows()) * local_cols());
+    MPI_Recv(piece.data(), static_cast<int>(piece.size()), mpi_type<T>(), 0, 0, comm.get(),
              MPI_STATUS_IGNORE);
     for (int lj = 0; lj < local_cols(); ++lj)
       std::copy_n(piece.data() + std::size_t(lj) * local_rows(), local_rows(), &local(0, lj));
   }
 }
 
-std::vector<double> DistMatrix::gather_to_root() const {
+template <class T>
+std::vector<T> BasicDistMatrix<T>::gather_to_root() const {
   const Comm& comm = grid_->comm();
   const auto coords = grid_coordinates(*grid_);
-  std::vector<double> piece(std::size_t(local_rows()) * local_cols());
+  std::vector<T> piece(std::size_t(local_rows()) * local_cols());
   for (int lj = 0; lj < local_cols(); ++lj)
     std::copy_n(data() + std::size_t(lj) * ld(), local_rows(),
                 piece.data() + std::size_t(lj) * local_rows());
   if (!comm.is_root()) {
-    MPI_Send(piece.data(), static_cast<int>(piece.size()), MPI_DOUBLE, 0, 1, comm.get());
+    MPI_Send(piece.data(), static_cast<int>(piece.size()), mpi_type<T>(), 0, 1, comm.get());
     return {};
   }
-  std::vector<double> full(std::size_t(rows()) * cols());
+  std::vector<T> full(std::size_t(rows()) * cols());
   for (int r = 0; r < comm.size(); ++r) {
     const BlockCyclic1D rd(rows(), rows_.block_size(), coords[2 * r], grid_->nprow());
     const BlockCyclic1D cd(cols(), cols_.block_size(), coords[2 * r + 1], grid_->npcol());
-    std::vector<double> theirs;
+    std::vector<T> theirs;
     if (r == 0) {
       theirs.swap(piece);
     } else {
       theirs.resize(std::size_t(rd.local_size()) * cd.local_size());
-      MPI_Recv(theirs.data(), static_cast<int>(theirs.size()), MPI_DOUBLE, r, 1, comm.get(),
+      MPI_Recv(theirs.data(), static_cast<int>(theirs.size()), mpi_type<T>(), r, 1, comm.get(),
                MPI_STATUS_IGNORE);
     }
     for (int lj = 0; lj < cd.local_size(); ++lj)
@@ -126,8 +142,11 @@ std::vector<double> DistMatrix::gather_to_root() const {
   return full;
 }
 
-void copy(const DistMatrix& src, std::int64_t si, std::int64_t sj, std::int64_t m,
-          std::int64_t n, DistMatrix& dst, std::int64_t di, std::int64_t dj) {
+template class BasicDistMatrix<double>;
+template class BasicDistMatrix<float>;
+
+void copy(const DistMatrix& src, std::int64_t si, std::int64_t sj, std::int64_t m, std::int64_t n,
+          DistMatrix& dst, std::int64_t di, std::int64_t dj) {
   if (m == 0 || n == 0) return;
   const int im = static_cast<int>(m), in = static_cast<int>(n);
   const int ia = static_cast<int>(si + 1), ja = static_cast<int>(sj + 1);

@@ -51,6 +51,10 @@ void dgemm_(const char* transa, const char* transb, const int* m, const int* n, 
             const double* alpha, const double* a, const int* lda, const double* b, const int* ldb,
             const double* beta, double* c, const int* ldc, std::size_t transa_len,
             std::size_t transb_len);
+void sgemm_(const char* transa, const char* transb, const int* m, const int* n, const int* k,
+            const float* alpha, const float* a, const int* lda, const float* b, const int* ldb,
+            const float* beta, float* c, const int* ldc, std::size_t transa_len,
+            std::size_t transb_len);
 void dsyrk_(const char* uplo, const char* trans, const int* n, const int* k, const double* alpha,
             const double* a, const int* lda, const double* beta, double* c, const int* ldc,
             std::size_t uplo_len, std::size_t trans_len);

@@ -13,6 +13,12 @@ void gemm(char trans_a, char trans_b, int m, int n, int k, double alpha, const d
   dgemm_(&trans_a, &trans_b, &m, &n, &k, &alpha, a, &lda, b, &ldb, &beta, c, &ldc, 1, 1);
 }
 
+void gemm(char trans_a, char trans_b, int m, int n, int k, float alpha, const float* a, int lda,
+          const float* b, int ldb, float beta, float* c, int ldc) {
+  if (m == 0 || n == 0) return;
+  sgemm_(&trans_a, &trans_b, &m, &n, &k, &alpha, a, &lda, b, &ldb, &beta, c, &ldc, 1, 1);
+}
+
 void syrk_lower_transposed(int n, int k, double alpha, const double* a, int lda, double beta,
                            double* c, int ldc) {
   if (n == 0) return;

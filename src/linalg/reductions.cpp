@@ -1,13 +1,16 @@
 #include "kembed/linalg/reductions.hpp"
 
-#include "kembed/core/data_fingerprint.hpp"
-
 #include <algorithm>
 #include <cmath>
 
+#include "kembed/core/data_fingerprint.hpp"
+
 namespace kembed {
 
-double trace(const DistMatrix& a) {
+namespace {
+
+template <class T>
+double trace_of(const BasicDistMatrix<T>& a) {
   double local_sum = 0;
   for (int lj = 0; lj < a.local_cols(); ++lj) {
     const std::int64_t j = a.col_dist().to_global(lj);
@@ -15,8 +18,6 @@ double trace(const DistMatrix& a) {
   }
   return a.grid().comm().sum(local_sum);
 }
-
-namespace {
 
 // Squares of entries up to this magnitude neither overflow nor fall into the
 // subnormal range when the column's largest entry is at least its inverse:
@@ -31,7 +32,8 @@ struct ColumnPass {
 // One read of a column: its sum of squares and its largest magnitude, each
 // over kChains interleaved partial results (a single accumulator would wait
 // on the previous add for every entry).
-ColumnPass column_pass(const double* column, int rows) {
+template <class T>
+ColumnPass column_pass(const T* column, int rows) {
   double sum[kChains] = {}, top[kChains] = {};
   int i = 0;
   for (; i + kChains <= rows; i += kChains)
@@ -41,8 +43,9 @@ ColumnPass column_pass(const double* column, int rows) {
       top[c] = std::max(top[c], std::abs(v));
     }
   for (int c = 0; i < rows; ++i, ++c) {
-    sum[c] += column[i] * column[i];
-    top[c] = std::max(top[c], std::abs(column[i]));
+    const double v = column[i];
+    sum[c] += v * v;
+    top[c] = std::max(top[c], std::abs(v));
   }
   ColumnPass pass;
   for (int c = 0; c < kChains; ++c) {
@@ -52,7 +55,8 @@ ColumnPass column_pass(const double* column, int rows) {
   return pass;
 }
 
-double scaled_sum_squares(const double* column, int rows, double inverse) {
+template <class T>
+double scaled_sum_squares(const T* column, int rows, double inverse) {
   double sum[kChains] = {};
   int i = 0;
   for (; i + kChains <= rows; i += kChains)
@@ -60,15 +64,17 @@ double scaled_sum_squares(const double* column, int rows, double inverse) {
       const double v = column[i + c] * inverse;
       sum[c] += v * v;
     }
-  for (int c = 0; i < rows; ++i, ++c) sum[c] += (column[i] * inverse) * (column[i] * inverse);
+  for (int c = 0; i < rows; ++i, ++c) {
+    const double v = column[i] * inverse;
+    sum[c] += v * v;
+  }
   double total = 0;
   for (double v : sum) total += v;
   return total;
 }
 
-}  // namespace
-
-std::vector<double> column_norms(const DistMatrix& a) {
+template <class T>
+std::vector<double> column_norms_of(const BasicDistMatrix<T>& a) {
   // One pass gives every column's sum of squares and largest entry. Columns
   // whose largest entry (over all ranks) lies outside [kSafeLow, kSafeHigh]
   // are summed again after scaling by it, so entries beyond 1e154 do not
@@ -97,6 +103,25 @@ std::vector<double> column_norms(const DistMatrix& a) {
   return sums;
 }
 
+template <class T>
+double frobenius_norm_of(const BasicDistMatrix<T>& a) {
+  // Scaled by the largest column norm, so entries beyond 1e154 do not overflow the squares.
+  const auto norms = column_norms_of(a);
+  double largest = 0, sum = 0;
+  for (double c : norms) largest = std::max(largest, c);
+  if (!(largest > 0) || !std::isfinite(largest)) return largest;
+  for (double c : norms) sum += (c / largest) * (c / largest);
+  return largest * std::sqrt(sum);
+}
+
+}  // namespace
+
+double trace(const DistMatrix& a) { return trace_of(a); }
+double trace(const SingleMatrix& a) { return trace_of(a); }
+std::vector<double> column_norms(const DistMatrix& a) { return column_norms_of(a); }
+double frobenius_norm(const DistMatrix& a) { return frobenius_norm_of(a); }
+double frobenius_norm(const SingleMatrix& a) { return frobenius_norm_of(a); }
+
 std::string data_fingerprint(const DistMatrix& a) {
   // Row blocks are contiguous in both the local column and the global rows,
   // so the index of each term is a running count (no per-entry division).
@@ -113,16 +138,6 @@ std::string data_fingerprint(const DistMatrix& a) {
     }
   }
   return fingerprint_hex(a.grid().comm().sum_modular(sum));
-}
-
-double frobenius_norm(const DistMatrix& a) {
-  // Scaled by the largest column norm, so entries beyond 1e154 do not overflow the squares.
-  const auto norms = column_norms(a);
-  double largest = 0, sum = 0;
-  for (double c : norms) largest = std::max(largest, c);
-  if (!(largest > 0) || !std::isfinite(largest)) return largest;
-  for (double c : norms) sum += (c / largest) * (c / largest);
-  return largest * std::sqrt(sum);
 }
 
 }  // namespace kembed

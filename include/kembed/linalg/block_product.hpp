@@ -24,6 +24,9 @@ namespace kembed {
 /// transposed copy, no repacking by kembed; symmetry is not needed).
 /// Communication per product: the process column's rows of X (n w / Q
 /// values) gathered, n w values reduce-scattered.
+/// With single-precision storage of A the local product is one sgemm on X
+/// rounded to float, summed in float over the local columns; X and Y stay
+/// double (the solver's basis and Rayleigh-Ritz work in double).
 /// Move-only (owns two sub-communicators).
 class BlockProduct {
  public:
@@ -31,6 +34,7 @@ class BlockProduct {
   /// @pre a square with square blocks (mb == nb); a stays alive and unchanged
   ///      in shape while this object is used.
   explicit BlockProduct(const DistMatrix& a);
+  explicit BlockProduct(const SingleMatrix& a);
 
   /// Rows of X and Y this rank holds in the line layout.
   const BlockCyclic1D& line_dist() const { return line_; }
@@ -42,14 +46,21 @@ class BlockProduct {
   void apply(const double* x, int ldx, int width, double* y, int ldy);
 
  private:
-  const DistMatrix* a_;
-  Comm column_comm_;  // the ranks of this process column, by process row
+  BlockProduct(const BlacsGrid& grid, const BlockCyclic1D& rows, const BlockCyclic1D& cols, int lda,
+               const double* a, const float* a_single);
+  const Comm* comm_;
+  std::int64_t n_;
+  int local_rows_, local_cols_, lda_;
+  const double* a_;        // A's local block, or
+  const float* a_single_;  // its single-precision storage
+  Comm column_comm_;       // the ranks of this process column, by process row
   BlockCyclic1D line_;
   std::vector<BlockCyclic1D> column_lines_;   // line layouts of the column's ranks
   std::vector<int> gathered_to_local_col_;    // gathered row -> local column of A
   std::vector<int> scatter_counts_;           // line rows of each rank
   std::vector<int> receiver_, receiver_row_;  // local row of A -> its rank and line row there
   std::vector<double> gathered_, packed_, product_, send_;
+  std::vector<float> gathered_single_, product_single_;
 };
 
 }  // namespace kembed

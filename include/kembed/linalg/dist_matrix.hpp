@@ -10,23 +10,26 @@
 
 namespace kembed {
 
-/// Owns the local column-major piece of an m x n matrix distributed in
-/// mb x nb blocks over a BlacsGrid, and its ScaLAPACK descriptor. Move-only.
-/// Indices are 0-based in this API (ScaLAPACK calls add 1 internally).
-class DistMatrix {
+/// Owns the local column-major piece of an m x n matrix of T (double, or
+/// float for single-precision kernel storage) distributed in mb x nb blocks
+/// over a BlacsGrid, and its ScaLAPACK descriptor. Move-only. Indices are
+/// 0-based in this API (ScaLAPACK calls add 1 internally).
+template <class T>
+class BasicDistMatrix {
  public:
+  using value_type = T;
   /// Collective (no communication): a zero-initialized m x n matrix.
-  DistMatrix(const BlacsGrid& grid, std::int64_t m, std::int64_t n, int mb, int nb);
+  BasicDistMatrix(const BlacsGrid& grid, std::int64_t m, std::int64_t n, int mb, int nb);
   /// Collective (no communication): an m x n matrix whose entries are left
   /// unset, for a caller that writes every owned entry before reading any
   /// (kernel and distance assembly). Saves the zeroing pass, and the pages
   /// are first touched by the writer.
-  static DistMatrix uninitialized(const BlacsGrid& grid, std::int64_t m, std::int64_t n, int mb,
-                                  int nb);
-  DistMatrix(const DistMatrix&) = delete;
-  DistMatrix& operator=(const DistMatrix&) = delete;
-  DistMatrix(DistMatrix&&) noexcept = default;
-  DistMatrix& operator=(DistMatrix&&) noexcept = default;
+  static BasicDistMatrix uninitialized(const BlacsGrid& grid, std::int64_t m, std::int64_t n,
+                                       int mb, int nb);
+  BasicDistMatrix(const BasicDistMatrix&) = delete;
+  BasicDistMatrix& operator=(const BasicDistMatrix&) = delete;
+  BasicDistMatrix(BasicDistMatrix&&) noexcept = default;
+  BasicDistMatrix& operator=(BasicDistMatrix&&) noexcept = default;
 
   const BlacsGrid& grid() const { return *grid_; }
   std::int64_t rows() const { return rows_.global_size(); }
@@ -38,12 +41,12 @@ class DistMatrix {
   int local_cols() const { return cols_.local_size(); }
   /// Leading dimension of the local buffer.
   int ld() const { return desc_[8]; }
-  double* data() { return local_.get(); }
-  const double* data() const { return local_.get(); }
+  T* data() { return local_.get(); }
+  const T* data() const { return local_.get(); }
   /// The ScaLAPACK descriptor (9 ints).
   const int* desc() const { return desc_; }
-  double& local(int li, int lj) { return local_.get()[std::size_t(lj) * ld() + li]; }
-  double local(int li, int lj) const { return local_.get()[std::size_t(lj) * ld() + li]; }
+  T& local(int li, int lj) { return local_.get()[std::size_t(lj) * ld() + li]; }
+  T local(int li, int lj) const { return local_.get()[std::size_t(lj) * ld() + li]; }
 
   /// Sets every owned entry to f(i, j) of its global indices.
   template <class F>
@@ -56,21 +59,29 @@ class DistMatrix {
 
   /// Collective: distributes the column-major m x n matrix `full` held by
   /// rank 0 of the grid (ignored elsewhere).
-  void scatter_from_root(const std::vector<double>& full);
+  void scatter_from_root(const std::vector<T>& full);
   /// Collective: the whole matrix, column-major, on rank 0 (empty elsewhere).
   /// Meant for small matrices, output and tests.
-  std::vector<double> gather_to_root() const;
+  std::vector<T> gather_to_root() const;
 
  private:
   struct Free {
-    void operator()(double* p) const noexcept;
+    void operator()(T* p) const noexcept;
   };
-  DistMatrix(const BlacsGrid& grid, std::int64_t m, std::int64_t n, int mb, int nb, bool zero);
+  BasicDistMatrix(const BlacsGrid& grid, std::int64_t m, std::int64_t n, int mb, int nb, bool zero);
   const BlacsGrid* grid_;
   BlockCyclic1D rows_, cols_;
   int desc_[9] = {};
-  std::unique_ptr<double, Free> local_;
+  std::unique_ptr<T, Free> local_;
 };
+
+extern template class BasicDistMatrix<double>;
+extern template class BasicDistMatrix<float>;
+
+/// The matrices of every computation.
+using DistMatrix = BasicDistMatrix<double>;
+/// Kernel storage of `--precision single`: half the memory and bytes per pass.
+using SingleMatrix = BasicDistMatrix<float>;
 
 /// Collective: copies the m x n block of `src` at (si, sj) into `dst` at
 /// (di, dj), across any difference of grid or blocking (ScaLAPACK pdgemr2d).

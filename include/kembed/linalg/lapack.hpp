@@ -9,6 +9,9 @@ namespace kembed::lapack {
 /// C = alpha op(A) op(B) + beta C on column-major arrays (dgemm).
 void gemm(char trans_a, char trans_b, int m, int n, int k, double alpha, const double* a, int lda,
           const double* b, int ldb, double beta, double* c, int ldc);
+/// The same in single precision (sgemm).
+void gemm(char trans_a, char trans_b, int m, int n, int k, float alpha, const float* a, int lda,
+          const float* b, int ldb, float beta, float* c, int ldc);
 
 /// The lower triangle of the n x n column-major C <- alpha A^T A + beta C,
 /// for the k x n column-major A (dsyrk, 'L', 'T'); the upper triangle is

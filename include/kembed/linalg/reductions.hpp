@@ -9,9 +9,11 @@ namespace kembed {
 
 /// Collective: sum of the diagonal. @pre square
 double trace(const DistMatrix& a);
+double trace(const SingleMatrix& a);
 
 /// Collective: Frobenius norm, accumulated with scaling against overflow.
 double frobenius_norm(const DistMatrix& a);
+double frobenius_norm(const SingleMatrix& a);
 
 /// Collective: the data fingerprint of the entries (kembed/core/data_fingerprint.hpp),
 /// as 16 hex digits on every rank; the same for any grid and block size.
