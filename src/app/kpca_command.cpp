@@ -7,6 +7,7 @@
 #include "kembed/approx/nystrom.hpp"
 #include "kembed/core/error.hpp"
 #include "kembed/io/csv_writer.hpp"
+#include "kembed/io/format_double.hpp"
 #include "kembed/io/model.hpp"
 #include "kembed/spectral/inverse_map.hpp"
 #include "kembed/spectral/kpca.hpp"
@@ -113,6 +114,43 @@ struct ApproxOptions {
     const std::int64_t s = vm["seed"].as<std::int64_t>();
     if (s < 0) throw Error("--seed must be at least 0");
     seed = static_cast<std::uint64_t>(s);
+  }
+};
+
+// --precision: how the n x n kernel is stored.
+struct PrecisionOptions {
+  bool single = false;
+  static po::options_description description() {
+    po::options_description d("precision");
+    d.add_options()("precision", po::value<std::string>()->default_value("double"),
+                    "storage of the n x n kernel: double, or single (float32: half the memory "
+                    "and bytes per product; krylov solver only, default --tol 1e-6)");
+    return d;
+  }
+  PrecisionOptions(const po::variables_map& vm, SolveOptions& solve, const KernelOptions& kernel,
+                   const ApproxOptions& approx_options) {
+    const std::string precision = vm["precision"].as<std::string>();
+    if (precision != "double" && precision != "single")
+      throw Error("--precision expects double or single, got '" + precision + "'");
+    single = precision == "single";
+    if (!single) return;
+    if (approx_options.nystrom)
+      throw Error("--precision single applies to the exact n x n kernel, not to --approx nystrom");
+    if (kernel.kernel.type == KernelType::precomputed)
+      throw Error(
+          "--precision single needs the samples to assemble the kernel from; a "
+          "precomputed kernel is read in double (use --precision double)");
+    if (solve.solver != Solver::automatic && solve.solver != Solver::krylov)
+      throw Error("--precision single needs --solver krylov (or auto): --solver " +
+                  solver_name(solve.solver) + " works on a double-precision matrix");
+    solve.solver = Solver::krylov;
+    if (vm["tol"].defaulted()) {
+      solve.krylov.tol = kSingleDefaultTol;
+    } else if (solve.krylov.tol < kSingleTolFloor) {
+      throw Error("--tol " + io::format_double(solve.krylov.tol) +
+                  " is below what single-precision storage can reach; use --tol " +
+                  io::format_double(kSingleTolFloor) + " or more, or --precision double");
+    }
   }
 };
 
@@ -306,6 +344,7 @@ po::options_description kpca_options() {
       .add(SolveOptions::description())
       .add(KernelOptions::description())
       .add(InverseOptions::description())
+      .add(PrecisionOptions::description())
       .add(ApproxOptions::description());
   return all;
 }
@@ -313,10 +352,11 @@ po::options_description kpca_options() {
 void run_kpca(const po::variables_map& vm, const Comm& world) {
   const InputOptions in(vm);
   const OutputOptions output(vm);
-  const SolveOptions solve(vm);
+  SolveOptions solve(vm);
   const KernelOptions kernel(vm);
   const InverseOptions inverse(vm);
   const ApproxOptions approx_options(vm);
+  const PrecisionOptions precision(vm, solve, kernel, approx_options);
   if (approx_options.nystrom) {
     if (kernel.kernel.type == KernelType::precomputed)
       throw Error("--approx nystrom needs the samples to evaluate the kernel at the landmarks; a "
@@ -332,14 +372,17 @@ void run_kpca(const po::variables_map& vm, const Comm& world) {
   Job job("kpca", output, solve.layout, {in.input}, [&](const Comm& c) { return in.open(c); });
   job.with_dry_run(solve, [&](const io::MatrixFile& file, const BlacsGrid& grid) {
     const std::int64_t d = kernel.kernel.type == KernelType::precomputed ? 0 : file.cols();
-    return ProblemShape{file.rows(), d, k, grid.nprow(), grid.npcol(), solve.layout.block_size,
-                        solve.solver};
+    ProblemShape shape{file.rows(), d, k, grid.nprow(), grid.npcol(), solve.layout.block_size,
+                       solve.solver};
+    shape.single_precision = precision.single;
+    return shape;
   });
   drive(vm, world, job, [&](Run& run) {
     if (approx_options.nystrom) return run_nystrom(run, approx_options, kernel.kernel, k);
     const int nb = run.use_block_size_for(run.input().rows());
-    const KpcaSettings settings{kernel.kernel, k, solve.solver, nb, run.krylov(solve),
-                                solve.max_memory_per_rank};
+    KpcaSettings settings{kernel.kernel, k, solve.solver, nb, run.krylov(solve),
+                          solve.max_memory_per_rank};
+    settings.single_precision = precision.single;
     const KpcaResult result = fit_kpca(run.input(), run.grid(), settings, run.timer());
     run.solver(solve, {result.solver_used, result.solver_note, result.iterations, result.matvecs,
                        result.estimated_peak_bytes, result.memory_limit_bytes});
@@ -367,6 +410,12 @@ void run_kpca(const po::variables_map& vm, const Comm& world) {
     report["frobenius_norm_centered_kernel"] = result.frobenius_norm;
     report["relative_residuals"] = result.residuals;
     report["residual_definition"] = "||K~ v - lambda v||_2 / ||K~||_F";
+    report["precision"] = precision.single ? "single" : "double";
+    if (precision.single)
+      report["precision_definition"] =
+          "K~ stored as float32 (assembled and centered in double, each entry rounded once); "
+          "products K~ V in sgemm on V rounded to float; basis, Rayleigh-Ritz and residuals in "
+          "double; residuals and norms are of the stored K~";
     if (!result.spectrum.empty()) report["smallest_relative_gap"] = result.smallest_gap;
     report["embedding_scale"] = "z_j = sqrt(lambda_j) v_j (scikit-learn KernelPCA convention)";
     report["sign_convention"] = "largest |entry| of each eigenvector is positive";

@@ -104,6 +104,8 @@ po::options_description plan_options() {
       ("route", po::value<std::string>()->default_value("auto"), "pca: auto, covariance or gram")
       ("variance", po::value<double>()->default_value(0.0), "pca: --variance F (plans for evd)")
       ("approx", po::value<std::string>(), "kpca: nystrom; mds: landmark (the approximate tier)")
+      ("precision", po::value<std::string>()->default_value("double"),
+       "kpca: double, or single (float32 kernel storage, krylov)")
       ("landmarks", po::value<std::int64_t>(), "with --approx: the number of landmarks M")
       ("landmark-selection", po::value<std::string>()->default_value("uniform"),
        "kpca --approx nystrom: uniform or kmeans++ (which holds each rank's rows)")
@@ -196,6 +198,16 @@ void run_plan(const po::variables_map& vm, const Comm& world) {
       layout.shape(ranks, method == "pca" && d >= 1 ? pca_grid(route, n, d)
                                                     : GridPreference::near_square);
   ProblemShape shape{n, d, k, grid.first, grid.second, layout.block_size, solver};
+  const std::string precision = vm["precision"].as<std::string>();
+  if (precision != "double" && precision != "single")
+    throw Error("--precision expects double or single, got '" + precision + "'");
+  if (precision == "single") {
+    if (method != "kpca" || d < 1)
+      throw Error("--precision single applies to kpca with an assembled kernel (--cols D)");
+    if (solver != Solver::automatic && solver != Solver::krylov)
+      throw Error("--precision single needs --solver krylov (or auto)");
+    shape.single_precision = true;
+  }
   if (method == "pca") {
     if (d < 1) throw Error("pca needs --cols D (or an --input file)");
     PcaSettings settings;

@@ -44,7 +44,8 @@ enum Overflow { kFine = 0, kDotOverflows = 1, kPowerOverflows = 2, kTooLargeToSu
 // representable, so no fallback exists: the data must be rescaled. The block
 // is only scanned when the norms do not already rule overflow out.
 void check_dot_product_kernel(const Kernel& kernel, const std::vector<double>& row_panel,
-                              const std::vector<double>& col_panel, int d, const DistMatrix& k) {
+                              const std::vector<double>& col_panel, int d, const DistMatrix& k,
+                              std::int64_t column_offset) {
   const auto xn = row_norms_squared(row_panel, k.local_rows(), d);
   const auto yn = row_norms_squared(col_panel, k.local_cols(), d);
   const double x_largest = xn.empty() ? 0 : *std::max_element(xn.begin(), xn.end());
@@ -73,8 +74,8 @@ void check_dot_product_kernel(const Kernel& kernel, const std::vector<double>& r
     return std::isfinite(v) ? kTooLargeToSum : kPowerOverflows;
   });
   if (!first) return;
-  const std::string where =
-      "kernel entry (" + std::to_string(first->i + 1) + ", " + std::to_string(first->j + 1) + ")";
+  const std::string where = "kernel entry (" + std::to_string(first->i + 1) + ", " +
+                            std::to_string(first->j + column_offset + 1) + ")";
   std::string message;
   switch (first->code) {
     case kDotOverflows:
@@ -134,7 +135,8 @@ namespace {
 
 // Fills k; returns true when `sums` (if given) already holds the block's sums.
 bool fill_kernel(const Kernel& kernel, const std::vector<double>& row_panel,
-                 const std::vector<double>& col_panel, int d, DistMatrix& k, LocalSums* sums) {
+                 const std::vector<double>& col_panel, int d, DistMatrix& k, LocalSums* sums,
+                 std::int64_t column_offset) {
   const double gamma = kernel.gamma, coef0 = kernel.coef0;
   const int degree = kernel.degree;
   const auto pair = [&](int li, int lj) {
@@ -165,7 +167,7 @@ bool fill_kernel(const Kernel& kernel, const std::vector<double>& row_panel,
         map_local(k, [&](double g, int, int) { return integer_power(gamma * g + coef0, degree); });
       if (kernel.type == KernelType::sigmoid)
         map_local(k, [&](double g, int, int) { return std::tanh(gamma * g + coef0); });
-      check_dot_product_kernel(kernel, row_panel, col_panel, d, k);
+      check_dot_product_kernel(kernel, row_panel, col_panel, d, k, column_offset);
       break;
     case KernelType::rbf: {
       const auto xn = row_norms_squared(row_panel, k.local_rows(), d);
@@ -223,8 +225,10 @@ bool fill_kernel(const Kernel& kernel, const std::vector<double>& row_panel,
 }  // namespace
 
 void assemble_kernel(const Kernel& kernel, const std::vector<double>& row_panel,
-                     const std::vector<double>& col_panel, int d, DistMatrix& k, LocalSums* sums) {
-  if (!fill_kernel(kernel, row_panel, col_panel, d, k, sums) && sums) *sums = local_sums(k);
+                     const std::vector<double>& col_panel, int d, DistMatrix& k, LocalSums* sums,
+                     std::int64_t column_offset) {
+  if (!fill_kernel(kernel, row_panel, col_panel, d, k, sums, column_offset) && sums)
+    *sums = local_sums(k);
 }
 
 }  // namespace kembed::kernel

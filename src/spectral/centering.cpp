@@ -53,10 +53,11 @@ void sum_columns(const DistMatrix& k, int lj, std::vector<double>& row_sums, dou
 }
 
 // column q from lj on, entry li += shift[q] - row_means[li], for q < C.
-template <int C>
-void shift_columns(DistMatrix& k, int lj, const double* shift,
+// (With float storage the sum is formed in double and rounded once.)
+template <int C, class T>
+void shift_columns(BasicDistMatrix<T>& k, int lj, const double* shift,
                    const std::vector<double>& row_means) {
-  double* column[C];
+  T* column[C];
   for (int q = 0; q < C; ++q) column[q] = k.data() + std::size_t(lj + q) * k.ld();
   for (int li = 0; li < k.local_rows(); ++li) {
     const double row = row_means[li];
@@ -65,7 +66,9 @@ void shift_columns(DistMatrix& k, int lj, const double* shift,
 }
 
 // Collective: the means from every rank's local sums.
-CenteringStats means_from_local_sums(const DistMatrix& k, const std::vector<double>& local_row_sums,
+template <class T>
+CenteringStats means_from_local_sums(const BasicDistMatrix<T>& k,
+                                     const std::vector<double>& local_row_sums,
                                      const std::vector<double>& local_col_sums) {
   CenteringStats stats;
   stats.row_means.assign(k.rows(), 0.0);
@@ -88,7 +91,8 @@ CenteringStats means_from_local_sums(const DistMatrix& k, const std::vector<doub
 }
 
 // The update pass: entry (i, j) += grand mean - row mean i - column mean j.
-void subtract_means(DistMatrix& k, const CenteringStats& stats) {
+template <class T>
+void subtract_means(BasicDistMatrix<T>& k, const CenteringStats& stats) {
   const auto row_index = globals(k.row_dist());
   const auto col_index = globals(k.col_dist());
   std::vector<double> local_row_means(k.local_rows());
@@ -99,11 +103,11 @@ void subtract_means(DistMatrix& k, const CenteringStats& stats) {
   for (; lj + kColumns <= n; lj += kColumns) {
     for (int q = 0; q < kColumns; ++q)
       shift[q] = stats.grand_mean - stats.col_means[col_index[lj + q]];
-    shift_columns<kColumns>(k, lj, shift, local_row_means);
+    shift_columns<kColumns, T>(k, lj, shift, local_row_means);
   }
   for (; lj < n; ++lj) {
     shift[0] = stats.grand_mean - stats.col_means[col_index[lj]];
-    shift_columns<1>(k, lj, shift, local_row_means);
+    shift_columns<1, T>(k, lj, shift, local_row_means);
   }
 }
 
@@ -127,7 +131,10 @@ CenteringStats center_kernel(DistMatrix& k) {
   return stats;
 }
 
-CenteringStats center_kernel(DistMatrix& k, const kernel::LocalSums& sums) {
+namespace {
+
+template <class T>
+CenteringStats center_from_sums(BasicDistMatrix<T>& k, const kernel::LocalSums& sums) {
   const bool match = sums.rows.size() == std::size_t(k.local_rows()) &&
                      sums.cols.size() == std::size_t(k.local_cols());
   agree(k.grid().comm(),
@@ -135,6 +142,16 @@ CenteringStats center_kernel(DistMatrix& k, const kernel::LocalSums& sums) {
   CenteringStats stats = means_from_local_sums(k, sums.rows, sums.cols);
   subtract_means(k, stats);
   return stats;
+}
+
+}  // namespace
+
+CenteringStats center_kernel(DistMatrix& k, const kernel::LocalSums& sums) {
+  return center_from_sums(k, sums);
+}
+
+CenteringStats center_kernel(SingleMatrix& k, const kernel::LocalSums& sums) {
+  return center_from_sums(k, sums);
 }
 
 }  // namespace kembed::spectral

@@ -95,6 +95,23 @@ Eigenpairs top_eigenpairs(DistMatrix& a, int k, Solver solver, const KrylovSetti
   return result;
 }
 
+Eigenpairs top_eigenpairs(SingleMatrix& a, int k, Solver solver, const KrylovSettings& krylov) {
+  if (solver != Solver::krylov && solver != Solver::automatic)
+    throw Error("--precision single needs --solver krylov (or auto): solver " +
+                solver_name(solver) + " works on a double-precision matrix");
+  KrylovResult r = krylov_top_eigenpairs(a, k, krylov);
+  if (!r.converged) {
+    char text[320];
+    std::snprintf(text, sizeof text,
+                  "krylov did not reach --tol %.3g in %d cycles with single-precision storage "
+                  "(worst relative residual %.3g); raise --tol, or use --precision double",
+                  krylov.tol, r.cycles, *std::max_element(r.residuals.begin(), r.residuals.end()));
+    throw Error(text);
+  }
+  return Eigenpairs{r.values, std::move(r.vectors), {}, true, Solver::krylov, {}, r.cycles,
+                    r.matvecs};
+}
+
 Eigenpairs top_eigenpairs(DistMatrix& a, const SpectrumRule& choose_k) {
   const std::int64_t n = a.rows();
   const int nb = a.row_dist().block_size();

@@ -51,7 +51,47 @@ void build_kernel(io::MatrixFile& file, const kernel::Kernel& kernel, DistMatrix
 }
 
 ProblemShape shape_of(const KpcaResult& r, const KpcaSettings& s, const BlacsGrid& grid) {
-  return {r.n, r.d, s.components, grid.nprow(), grid.npcol(), s.block_size, s.solver};
+  ProblemShape shape{r.n, r.d, s.components, grid.nprow(), grid.npcol(), s.block_size, s.solver};
+  shape.single_precision = s.single_precision;
+  return shape;
+}
+
+// The request every precision shares: z = K~ a with a = v / sqrt(lambda)
+// needs numerically positive eigenvalues.
+SpectralRequest kpca_request(const KpcaSettings& settings) {
+  const int k = settings.components;
+  SpectralRequest request{k, settings.solver, settings.krylov};
+  request.too_few_positive = [k](const PositiveShortfall& s) {
+    return "--components " + std::to_string(k) + " asks for more components than the " +
+           std::to_string(s.total.value_or(s.positive)) +
+           " positive eigenvalues of the centered kernel matrix (eigenvalue " +
+           std::to_string(s.positive + 1) + " is " + std::to_string(s.value) +
+           "); use --components " + std::to_string(std::max(s.positive, 1)) + " or fewer";
+  };
+  return request;
+}
+
+// Collective: the centered kernel in float32, assembled in double slabs.
+SpectralStep solve_single(io::MatrixFile& file, const BlacsGrid& grid, const KpcaSettings& settings,
+                          KpcaResult& result, PhaseTimer& timer) {
+  agree(grid.comm(), result.kernel.type == kernel::KernelType::precomputed
+                         ? "--precision single needs the samples to assemble the kernel from; a "
+                           "precomputed kernel is read in double (use --precision double)"
+                         : "");
+  const int nb = settings.block_size;
+  SingleMatrix kmat = SingleMatrix::uninitialized(grid, result.n, result.n, nb, nb);
+  timer.start("distribute");
+  const auto row_panel = distribute::read_panel(file, kmat.row_dist());
+  const auto col_panel = distribute::read_panel(file, kmat.col_dist());
+  timer.start("assemble");
+  kernel::LocalSums sums;
+  kernel::assemble_kernel(result.kernel, row_panel, col_panel, static_cast<int>(file.cols()), kmat,
+                          sums);
+  timer.start("center");
+  CenteringStats stats = center_kernel(kmat, sums);
+  result.col_means = std::move(stats.col_means);
+  result.grand_mean = stats.grand_mean;
+  return spectral_step(kmat, kpca_request(settings), timer);
 }
 
 }  // namespace
@@ -71,32 +111,24 @@ KpcaResult fit_kpca(io::MatrixFile& file, const BlacsGrid& grid, const KpcaSetti
   result.estimated_peak_bytes = memory.estimate;
   result.memory_limit_bytes = memory.limit;
 
-  DistMatrix kmat = DistMatrix::uninitialized(grid, n, n, nb, nb);  // assembly writes every entry
-  kernel::LocalSums sums;
-  build_kernel(file, result.kernel, kmat, &timer, true, &sums);
-
-  timer.start("center");
-  {
+  const auto solve_double = [&] {
+    DistMatrix kmat = DistMatrix::uninitialized(grid, n, n, nb, nb);  // assembly writes every entry
+    kernel::LocalSums sums;
+    build_kernel(file, result.kernel, kmat, &timer, true, &sums);
+    timer.start("center");
     const bool assembled = result.kernel.type != kernel::KernelType::precomputed;
     CenteringStats stats = assembled ? center_kernel(kmat, sums) : center_kernel(kmat);
     result.col_means = std::move(stats.col_means);
     result.grand_mean = stats.grand_mean;
-  }
-
-  SpectralRequest request{k, settings.solver, settings.krylov};
-  // z = K~ a with a = v / sqrt(lambda) needs numerically positive eigenvalues.
-  request.too_few_positive = [k](const PositiveShortfall& s) {
-    return "--components " + std::to_string(k) + " asks for more components than the " +
-           std::to_string(s.total.value_or(s.positive)) +
-           " positive eigenvalues of the centered kernel matrix (eigenvalue " +
-           std::to_string(s.positive + 1) + " is " + std::to_string(s.value) +
-           "); use --components " + std::to_string(std::max(s.positive, 1)) + " or fewer";
+    SpectralRequest request = kpca_request(settings);
+    request.rebuild = [&](DistMatrix& a) {
+      build_kernel(file, result.kernel, a, nullptr, false);
+      center_kernel(a);
+    };
+    return spectral_step(kmat, request, timer);
   };
-  request.rebuild = [&](DistMatrix& a) {
-    build_kernel(file, result.kernel, a, nullptr, false);
-    center_kernel(a);
-  };
-  SpectralStep step = spectral_step(kmat, request, timer);
+  SpectralStep step = settings.single_precision ? solve_single(file, grid, settings, result, timer)
+                                                : solve_double();
   record_solve(step, result);
   result.trace = step.trace;
   result.frobenius_norm = step.frobenius_norm;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 #include "kembed/core/error.hpp"
 #include "kembed/core/splitmix64.hpp"
@@ -52,9 +53,12 @@ namespace {
 // Sum of small matrices over ranks, identical on every rank.
 void reduce(const Comm& comm, std::vector<double>& values) { comm.sum_in_place(values); }
 
+// T: the storage of A (double, or float with single-precision storage); the
+// basis, Rayleigh-Ritz and residuals are double either way.
+template <class T>
 class BlockKrylov {
  public:
-  BlockKrylov(const DistMatrix& a, int k, const KrylovSettings& s)
+  BlockKrylov(const BasicDistMatrix<T>& a, int k, const KrylovSettings& s)
       : a_(a),
         comm_(a.grid().comm()),
         line_(a.grid().comm(), a.grid().comm().size(), 1),
@@ -119,14 +123,16 @@ class BlockKrylov {
   // AV[:, c:c+width] = A V[:, c:c+width]: one local dgemm per rank
   // (BlockProduct), or pdgemm through copies to the 2-D grid.
   void multiply(int c, int width) {
-    if (settings_.product == KrylovProduct::pdgemm) {
-      copy(v_.matrix(), 0, c, n_, width, x_, 0, 0);
-      scalapack::gemm('N', 'N', 1.0, a_, x_, 0.0, y_);
-      copy(y_, 0, 0, n_, width, av_.matrix(), 0, c);
-    } else {
-      product_.apply(v_.col(c), v_.ld(), width, av_.col(c), av_.ld());
-    }
     ++matvecs_;
+    if constexpr (std::is_same_v<T, double>) {
+      if (settings_.product == KrylovProduct::pdgemm) {
+        copy(v_.matrix(), 0, c, n_, width, x_, 0, 0);
+        scalapack::gemm('N', 'N', 1.0, a_, x_, 0.0, y_);
+        copy(y_, 0, 0, n_, width, av_.matrix(), 0, c);
+        return;
+      }
+    }
+    product_.apply(v_.col(c), v_.ld(), width, av_.col(c), av_.ld());
   }
 
   // Makes V[:, c:c+width] orthonormal and orthogonal to V[:, 0:c]: two passes
@@ -232,7 +238,7 @@ class BlockKrylov {
     return converged == k_;
   }
 
-  const DistMatrix& a_;
+  const BasicDistMatrix<T>& a_;
   const Comm& comm_;
   BlacsGrid line_;
   std::int64_t n_;
@@ -251,7 +257,15 @@ class BlockKrylov {
 
 KrylovResult krylov_top_eigenpairs(const DistMatrix& a, int k, const KrylovSettings& settings) {
   if (k < 1 || k > a.rows()) throw Error("krylov: need 1 <= k <= n");
-  BlockKrylov solver(a, k, settings);
+  BlockKrylov<double> solver(a, k, settings);
+  return solver.run();
+}
+
+KrylovResult krylov_top_eigenpairs(const SingleMatrix& a, int k, const KrylovSettings& settings) {
+  if (k < 1 || k > a.rows()) throw Error("krylov: need 1 <= k <= n");
+  if (settings.product == KrylovProduct::pdgemm)
+    throw Error("krylov: the pdgemm product needs double-precision storage");
+  BlockKrylov<float> solver(a, k, settings);
   return solver.run();
 }
 

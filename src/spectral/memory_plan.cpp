@@ -69,6 +69,7 @@ bool elpa_falls_back(const ProblemShape& s) {
 }
 
 Solver planned_solver(const ProblemShape& s) {
+  if (s.single_precision) return Solver::krylov;
   const Solver solver = resolve_solver(s.solver, s.n, s.k);
   return solver == Solver::elpa && elpa_falls_back(s) ? Solver::evr : solver;
 }
@@ -109,7 +110,15 @@ MemoryPlan plan_memory(const ProblemShape& s) {
                          std::to_string(s.n) + " x " + std::to_string(s.n) + " matrix; " +
                          count(nb) + " is used");
   plan.items.push_back({"process baseline", kBaseline});
-  plan.items.push_back({"n x n matrix (local block)", local});
+  if (s.single_precision) {
+    plan.items.push_back({"n x n matrix (local block, float32)", local / 2});
+    // kernel::assemble_kernel's slab: whole rounds of nb columns per process
+    // column, about 4 Mi doubles, at least one block column.
+    plan.items.push_back({"assembly slab (double)",
+                          np * std::max(nb, std::floor(4194304.0 / (np * nb)) * nb) * kDouble});
+  } else {
+    plan.items.push_back({"n x n matrix (local block)", local});
+  }
   if (s.d > 0) plan.items.push_back({"data panels", (np + nq) * double(s.d) * kDouble});
   // Matrices read from a file (n x n, or PCA's data) arrive one block row
   // (nb rows) at a time.
@@ -132,7 +141,7 @@ MemoryPlan plan_memory(const ProblemShape& s) {
     if (local_path) plan.items.push_back({"cross-product partial sums", 2 * n * n * kDouble});
   }
   const Solver solver = planned_solver(s);
-  if (solver != resolve_solver(s.solver, s.n, s.k))
+  if (!s.single_precision && solver != resolve_solver(s.solver, s.n, s.k))
     plan.notes.push_back("elpa needs every process row and column to own a block; evr is used");
   switch (solver) {
     case Solver::automatic:  // resolved above

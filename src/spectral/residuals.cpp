@@ -1,11 +1,13 @@
 #include "kembed/spectral/residuals.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "kembed/core/error.hpp"
+#include "kembed/linalg/block_product.hpp"
 #include "kembed/linalg/reductions.hpp"
-#include "kembed/spectral/eigensolver.hpp"
 #include "kembed/linalg/scalapack.hpp"
+#include "kembed/spectral/eigensolver.hpp"
 
 namespace kembed::spectral {
 
@@ -19,6 +21,22 @@ std::vector<double> residual_norms(const DistMatrix& a, const DistMatrix& v,
     for (int li = 0; li < r.local_rows(); ++li) r.local(li, lj) -= lambda * v.local(li, lj);
   }
   return column_norms(r);
+}
+
+std::vector<double> residual_norms(const SingleMatrix& a, const DistMatrix& v,
+                                   const std::vector<double>& values) {
+  // The product the solver used (BlockProduct, sgemm) on v in the line layout.
+  const Comm& comm = a.grid().comm();
+  const BlacsGrid line(comm, comm.size(), 1);
+  const std::int64_t n = v.rows();
+  const int k = static_cast<int>(v.cols()), nb = a.row_dist().block_size();
+  DistMatrix x(line, n, k, nb, std::max(k, 1)), y(line, n, k, nb, std::max(k, 1));
+  copy(v, 0, 0, n, k, x, 0, 0);
+  BlockProduct product(a);
+  product.apply(x.data(), x.ld(), k, y.data(), y.ld());
+  for (int j = 0; j < k; ++j)
+    for (int li = 0; li < y.local_rows(); ++li) y.local(li, j) -= values[j] * x.local(li, j);
+  return column_norms(y);
 }
 
 void reject_inaccurate_pairs(const Comm& comm, const std::vector<double>& relative,

@@ -30,23 +30,39 @@ void check_positive(const SpectralStep& step, const SpectralRequest& request, co
   agree(comm, request.too_few_positive(shortfall));
 }
 
-}  // namespace
+Eigenpairs solve(DistMatrix& a, const SpectralRequest& request) {
+  return request.choose_k ? top_eigenpairs(a, request.choose_k)
+                          : top_eigenpairs(a, request.k, request.solver, request.krylov);
+}
 
-SpectralStep spectral_step(DistMatrix& a, const SpectralRequest& request, PhaseTimer& timer) {
+Eigenpairs solve(SingleMatrix& a, const SpectralRequest& request) {
+  if (request.choose_k) throw Error("spectral step: choosing k needs double-precision storage");
+  return top_eigenpairs(a, request.k, request.solver, request.krylov);
+}
+
+void restore(DistMatrix& a, const SpectralRequest& request) {
+  if (!request.rebuild) throw Error("spectral step: the solver overwrote the matrix, no rebuild");
+  request.rebuild(a);
+}
+
+void restore(SingleMatrix&, const SpectralRequest&) {
+  throw Error("spectral step: the solver overwrote a single-precision matrix");
+}
+
+template <class T>
+SpectralStep run_step(BasicDistMatrix<T>& a, const SpectralRequest& request, PhaseTimer& timer) {
   const Comm& comm = a.grid().comm();
   const double trace_a = trace(a), norm_a = frobenius_norm(a);
-  std::optional<DistMatrix> kept;
+  std::optional<BasicDistMatrix<T>> kept;
   if (request.keep_copy) {
-    kept.emplace(DistMatrix::uninitialized(a.grid(), a.rows(), a.cols(),
-                                           a.row_dist().block_size(), a.col_dist().block_size()));
+    kept.emplace(BasicDistMatrix<T>::uninitialized(
+        a.grid(), a.rows(), a.cols(), a.row_dist().block_size(), a.col_dist().block_size()));
     // The same layout: the local blocks are copied as they are.
     std::copy_n(a.data(), std::size_t(a.ld()) * a.local_cols(), kept->data());
   }
 
   timer.start("solve");
-  Eigenpairs pairs = request.choose_k
-                         ? top_eigenpairs(a, request.choose_k)
-                         : top_eigenpairs(a, request.k, request.solver, request.krylov);
+  Eigenpairs pairs = solve(a, request);
   SpectralStep step{std::move(pairs.values), std::move(pairs.vectors)};
   step.spectrum = std::move(pairs.spectrum);
   step.trace = trace_a;
@@ -67,10 +83,8 @@ SpectralStep spectral_step(DistMatrix& a, const SpectralRequest& request, PhaseT
   if (!pairs.input_preserved) {
     if (kept)
       std::copy_n(kept->data(), std::size_t(a.ld()) * a.local_cols(), a.data());
-    else if (request.rebuild)
-      request.rebuild(a);
     else
-      throw Error("spectral step: the solver overwrote the matrix, no rebuild");
+      restore(a, request);
   }
   for (double r : residual_norms(a, step.vectors, step.values))
     step.residuals.push_back(step.frobenius_norm > 0 ? r / step.frobenius_norm : r);
@@ -88,6 +102,16 @@ SpectralStep spectral_step(DistMatrix& a, const SpectralRequest& request, PhaseT
     step.smallest_gap = gap;
   }
   return step;
+}
+
+}  // namespace
+
+SpectralStep spectral_step(DistMatrix& a, const SpectralRequest& request, PhaseTimer& timer) {
+  return run_step(a, request, timer);
+}
+
+SpectralStep spectral_step(SingleMatrix& a, const SpectralRequest& request, PhaseTimer& timer) {
+  return run_step(a, request, timer);
 }
 
 std::vector<double> row_major_on_root(const DistMatrix& a) {

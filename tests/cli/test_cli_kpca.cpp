@@ -85,6 +85,46 @@ TEST(KpcaCli, RankInvariance) {
   EXPECT_TRUE(reference.has_value()) << "the 1-rank run failed; nothing to compare with";
 }
 
+TEST(KpcaCli, SinglePrecisionAgreesWithTheCenteredKernelsEigenpairs) {
+  // --precision single: krylov with tol 1e-6 on float32 storage. Checked
+  // against the eigen-equation of J K J computed here in double, with the
+  // tolerance of single precision (each residual within 1e-5 of lambda^1.5,
+  // eigenvalues within 1e-6 relative of the double run's).
+  const fs::path dir = scratch_dir("single_precision");
+  const std::size_t n = 120;
+  const int k = 3;
+  const Matrix x = noisy_circles(n, 20240611);
+  write_csv(dir / "circles.csv", x, "x,y");
+  const Matrix kc = double_center(rbf_kernel(x, 0.5));
+  std::map<std::string, KpcaOutput> outputs;
+  for (const std::string precision : {"double", "single"}) {
+    const fs::path out_dir = dir / precision;
+    const RunResult r = run_kembed(
+        {"kpca", "--input", (dir / "circles.csv").string(), "--gamma", "0.5", "-k",
+         std::to_string(k), "--precision", precision, "--output-dir", out_dir.string(), "--quiet"},
+        2);
+    ASSERT_TRUE(r.all_ranks_succeeded()) << r.describe();
+    outputs[precision] = read_kpca_output(out_dir, n, k);
+  }
+  const KpcaOutput& single = outputs["single"];
+  const Json& j = single.report;
+  EXPECT_EQ(j.value("precision", ""), "single");
+  EXPECT_EQ(j.value("solver_used", ""), "krylov");
+  EXPECT_EQ(j["krylov"].value("tol", 0.0), 1e-6);
+  EXPECT_EQ(outputs["double"].report.value("precision", ""), "double");
+  EXPECT_LT(max_rel_diff(single.eigenvalues, outputs["double"].eigenvalues), 1e-6);
+  for (std::size_t j = 0; j < std::size_t(k); ++j) {
+    const double lambda = single.eigenvalues[j];
+    double res = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      double kz = 0;
+      for (std::size_t l = 0; l < n; ++l) kz += kc(i, l) * single.embedding(l, j);
+      res += (kz - lambda * single.embedding(i, j)) * (kz - lambda * single.embedding(i, j));
+    }
+    EXPECT_LT(std::sqrt(res) / (lambda * std::sqrt(lambda)), 1e-5) << "column " << j + 1;
+  }
+}
+
 // ---------------------------------------------------------------------------
 // 2. Linear kernel = PCA of the centered data (Jacobi reference)
 // ---------------------------------------------------------------------------
@@ -351,7 +391,20 @@ const std::vector<BadCase> kBadCases = {
     {"output_parent_is_a_file", concat(kGood, {"--output-dir", "{D}/regular_file/out"}),
      {"cannot create output directory '{D}/regular_file/out': '{D}/regular_file' is not a "
       "directory"}},
-    {"missing_config", concat(kGood, {"--config", "{D}/missing.ini", "--output-dir", "{O}"}),
+    {"single_with_evd",
+     good_with({"--precision", "single", "--solver", "evd"}),
+     {"--precision single needs --solver krylov (or auto)"}},
+    {"single_tol_too_small",
+     good_with({"--precision", "single", "--tol", "1e-9"}),
+     {"--tol 1e-09 is below what single-precision storage can reach"}},
+    {"single_precomputed",
+     with_input("{D}/asym.csv", {"--kernel", "precomputed", "--precision", "single"}),
+     {"--precision single needs the samples"}},
+    {"precision_unknown",
+     good_with({"--precision", "half"}),
+     {"--precision expects double or single, got 'half'"}},
+    {"missing_config",
+     concat(kGood, {"--config", "{D}/missing.ini", "--output-dir", "{O}"}),
      {"{D}/missing.ini"}},
 };
 

@@ -1,5 +1,6 @@
 #pragma once
 /// @file Kernel matrices assembled block-locally in block-cyclic layout.
+#include <cstdint>
 #include <vector>
 
 #include "kembed/kernel/kernel.hpp"
@@ -33,9 +34,25 @@ LocalSums local_sums(const DistMatrix& k);
 /// When `sums` is given it receives the local sums of the finished block:
 /// for rbf they are taken column by column as the block is written (while
 /// each column is in cache), for the other kernels by one pass at the end.
+/// `column_offset` is the global index of k's column 0 when k is a slab of
+/// columns of a larger matrix (messages name the larger matrix's entries).
 /// @pre kernel.type != precomputed, gamma resolved (with_default_gamma)
 void assemble_kernel(const Kernel& kernel, const std::vector<double>& row_panel,
                      const std::vector<double>& col_panel, int d, DistMatrix& k,
-                     LocalSums* sums = nullptr);
+                     LocalSums* sums = nullptr, std::int64_t column_offset = 0);
+
+/// The same kernel stored in single precision (`--precision single`): k is
+/// assembled in double, a slab of columns at a time (a slab holds at most
+/// about 32 MB per rank), and each entry rounded once to float; values
+/// below float's normal range become 0 (they would slow sgemm, and their
+/// absolute change is below 1.2e-38). `sums` (required) receives the local
+/// sums of the double entries. Collective: an entry beyond float's range
+/// (linear, poly, sigmoid) is an agreed Error naming the first such (i, j),
+/// 1-based, with the advice to rescale or use double precision.
+/// `slab_entries` bounds a slab's double entries per rank (0: 4 Mi).
+/// @pre as assemble_kernel; k square with square blocks
+void assemble_kernel(const Kernel& kernel, const std::vector<double>& row_panel,
+                     const std::vector<double>& col_panel, int d, SingleMatrix& k, LocalSums& sums,
+                     std::int64_t slab_entries = 0);
 
 }  // namespace kembed::kernel

@@ -26,5 +26,8 @@ CenteringStats center_kernel(DistMatrix& k);
 /// same bits as center_kernel(k), which first reads k to sum it.
 /// @pre sums are of k's current local block
 CenteringStats center_kernel(DistMatrix& k, const kernel::LocalSums& sums);
+/// The same on single-precision storage: means in double, each centered
+/// entry formed in double and rounded once to float.
+CenteringStats center_kernel(SingleMatrix& k, const kernel::LocalSums& sums);
 
 }  // namespace kembed::spectral

@@ -49,6 +49,12 @@ struct Eigenpairs {
 Eigenpairs top_eigenpairs(DistMatrix& a, int k, Solver solver,
                           const KrylovSettings& krylov = KrylovSettings{});
 
+/// Collective: the same for single-precision storage, where only krylov
+/// (or auto, which means krylov here) applies and a run that does not
+/// converge is an Error (no double matrix to fall back on).
+Eigenpairs top_eigenpairs(SingleMatrix& a, int k, Solver solver,
+                          const KrylovSettings& krylov = KrylovSettings{});
+
 /// Chooses how many of the top eigenpairs to keep from the whole spectrum
 /// (descending); returns a count in [1, n].
 using SpectrumRule = std::function<int(const std::vector<double>& descending)>;

@@ -19,6 +19,9 @@ struct KpcaSettings {
   int block_size = 64;
   KrylovSettings krylov;  ///< used by Solver::krylov
   double max_memory_per_rank = 0;  ///< bytes; 0: the node's available memory / its ranks
+  /// Store the centered kernel as float32 (`--precision single`): half the
+  /// memory and bytes per product; krylov only, assembled kernels only.
+  bool single_precision = false;
 };
 
 /// What a kernel PCA fit produced; the same on every rank except `embedding`.
@@ -27,7 +30,7 @@ struct KpcaResult {
   kernel::Kernel kernel;                          ///< with gamma resolved
   std::vector<double> eigenvalues;        ///< top k of the centered kernel, descending
   std::vector<double> explained_ratio;    ///< eigenvalue / trace(centered K)
-  std::vector<double> residuals;          ///< ||K~v - lambda v|| / ||K~||_F per pair
+  std::vector<double> residuals;          ///< ||K~v - lambda v|| / ||K~||_F per pair (K~ as stored)
   std::vector<double> spectrum;           ///< all n eigenvalues (evd only)
   double trace = 0;                       ///< trace of the centered kernel
   double frobenius_norm = 0;              ///< ||K~||_F

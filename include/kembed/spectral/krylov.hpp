@@ -33,6 +33,13 @@ struct KrylovSettings {
   std::function<void(int cycle, int converged, int wanted, double max_residual)> progress{};
 };
 
+/// --tol with single-precision storage (--precision single): the default, and
+/// the smallest accepted. The products' float round-off (sgemm sums of n
+/// terms, the basis rounded to float) puts a floor under the residuals a
+/// few times above 1e-8 of ||A|| at the sizes measured (README, bench/single.sh).
+inline constexpr double kSingleDefaultTol = 1e-6;
+inline constexpr double kSingleTolFloor = 1e-7;
+
 struct KrylovResult {
   std::vector<double> values;     ///< k largest eigenvalues, descending
   DistMatrix vectors;             ///< n x k on a's grid and blocking
@@ -58,5 +65,10 @@ int krylov_depth(int b, const KrylovSettings& settings, std::int64_t n);
 /// Memory: two n x qb row-distributed blocks, never an n x n eigenvector matrix.
 /// @pre 1 <= k, a square with square blocks
 KrylovResult krylov_top_eigenpairs(const DistMatrix& a, int k, const KrylovSettings& settings);
+/// The same with `a` stored in single precision: the products are sgemm on
+/// the basis rounded to float, everything else stays double, so the
+/// residuals reach about float's round-off times ||A||, not double's
+/// (settings.tol must allow that). @pre settings.product == local
+KrylovResult krylov_top_eigenpairs(const SingleMatrix& a, int k, const KrylovSettings& settings);
 
 }  // namespace kembed::spectral

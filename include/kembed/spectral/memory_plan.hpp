@@ -23,6 +23,9 @@ struct ProblemShape {
   /// PCA: the data matrix held block-cyclically during the whole fit
   /// (samples x features; 0 x 0 for kernel PCA and MDS).
   std::int64_t data_rows = 0, data_cols = 0;
+  /// The n x n matrix stored as float32 (`--precision single`, krylov only),
+  /// assembled in double a slab of columns at a time.
+  bool single_precision = false;
 };
 
 /// The block size a fit uses for an n x n decomposition (`order` = n) when
@@ -62,8 +65,8 @@ struct MemoryCheck {
 };
 
 /// Empty if `shape` fits in `limit` bytes per rank with `ranks` ranks and
-/// within plan_limits; otherwise the limit it breaks, or how much is needed and available, how many ranks (the next
-/// power-of-two multiple) or which solver would fit, and the plan.
+/// within plan_limits; otherwise the limit it breaks, or how much is needed and available, how many
+/// ranks (the next power-of-two multiple) or which solver would fit, and the plan.
 std::string memory_shortfall(const ProblemShape& shape, int ranks, double limit);
 
 /// Collective: an agreed error, before anything large is allocated, if

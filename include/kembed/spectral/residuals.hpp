@@ -11,6 +11,10 @@ namespace kembed::spectral {
 /// @pre a is n x n, v is n x k on the same grid and blocking, values.size() == k
 std::vector<double> residual_norms(const DistMatrix& a, const DistMatrix& v,
                                    const std::vector<double>& values);
+/// The same for single-precision storage of `a`, through the product the
+/// Krylov solver uses (so it measures the operator the solver saw).
+std::vector<double> residual_norms(const SingleMatrix& a, const DistMatrix& v,
+                                   const std::vector<double>& values);
 
 /// Collective: an agreed error if any relative residual exceeds
 /// kResidualLimit (a solver that reported success with a wrong result).

@@ -73,6 +73,9 @@ struct SpectralStep {
 /// destroyed it).
 /// @pre 1 <= request.k <= n (or choose_k set), square blocks
 SpectralStep spectral_step(DistMatrix& a, const SpectralRequest& request, PhaseTimer& timer);
+/// The same on single-precision storage (`--precision single`): krylov only,
+/// residuals through the solver's own product; `rebuild` is never needed.
+SpectralStep spectral_step(SingleMatrix& a, const SpectralRequest& request, PhaseTimer& timer);
 
 /// Copies what every method reports about its solve (the fields of KpcaResult,
 /// PcaResult and MdsResult with these names) from `step` into `result`.

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Kernel PCA with the kernel stored in single precision (--precision single)
+# beside double, in one run: time per phase, peak memory of the busiest rank
+# (run.json), block products, and the eigenvalues' and embedding's distance
+# from the double run on the same data (issue 18, item 4).
+#
+#   bench/single.sh [--sizes "16000 32000"] [--only-single "56000"] [--d 64]
+#                   [--k 10] [--ranks 2] [--dir DIR]
+#
+# Data: `kembed generate --dataset gaussian` (seed 1), rbf kernel with the
+# default gamma, default solver (auto: krylov), default --tol (1e-12 in
+# double, 1e-6 in single). Sizes in --only-single run in single precision
+# only (where double does not fit). Scratch data go to DIR (default
+# results/bench-single), replaced only when this script created it.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+kembed=${KEMBED:-$root/build/kembed}
+sizes="16000 32000"; only_single=""; d=64; k=10; ranks=2; dir=$root/results/bench-single
+while [ $# -gt 0 ]; do
+  case $1 in
+    --sizes) sizes=$2; shift 2 ;; --only-single) only_single=$2; shift 2 ;;
+    --d) d=$2; shift 2 ;; --k) k=$2; shift 2 ;; --ranks) ranks=$2; shift 2 ;;
+    --dir) dir=$2; shift 2 ;;
+    *) echo "unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+[ -x "$kembed" ] || { echo "no kembed binary at $kembed (build it or set KEMBED)" >&2; exit 2; }
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OPENBLAS_NUM_THREADS=1
+
+if [ -e "$dir" ] && [ ! -f "$dir/.kembed-bench" ]; then
+  echo "$dir exists and is not a scratch directory of this benchmark: give another --dir" >&2
+  exit 2
+fi
+rm -rf "$dir"; mkdir -p "$dir"; : > "$dir/.kembed-bench"
+
+run() {  # n precision
+  mpirun --oversubscribe -np "$ranks" "$kembed" generate --dataset gaussian --rows "$1" \
+    --cols "$d" --seed 1 --output "$dir/X$1-$2.npy" --quiet
+  mpirun --oversubscribe -np "$ranks" "$kembed" kpca --input "$dir/X$1-$2.npy" -k "$k" \
+    --precision "$2" --output-format npy --output-dir "$dir/out-$1-$2" --quiet
+  rm -f "$dir/X$1-$2.npy" "$dir/out-$1-$2/model/X.npy"
+}
+for n in $sizes; do run "$n" double; run "$n" single; done
+for n in $only_single; do run "$n" single; done
+
+echo "kernel PCA, rbf, gaussian d = $d, k = $k, $ranks ranks; $(date -u +%Y-%m-%d), $(uname -n), $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?')"
+/usr/bin/python3 - "$dir" "$sizes $only_single" <<'EOF'
+import json, os, sys
+import numpy as np
+directory, sizes = sys.argv[1], sys.argv[2].split()
+print("| n | precision | total s | assemble | center | solve | residual | products | "
+      "peak MB/rank | max rel. eigenvalue diff | max embedding diff / max |z| |")
+print("|---|---|---|---|---|---|---|---|---|---|---|")
+for n in sizes:
+    double = None
+    for precision in ("double", "single"):
+        out = f"{directory}/out-{n}-{precision}"
+        if not os.path.exists(out + "/run.json"):
+            continue
+        r = json.load(open(out + "/run.json"))
+        z = np.load(out + "/embedding.npy")
+        ev = np.array(r["eigenvalues"])
+        diff = emb = "-"
+        if precision == "double":
+            double = (ev, z)
+        elif double is not None:
+            diff = f"{np.max(np.abs(ev - double[0]) / double[0]):.1e}"
+            emb = f"{np.max(np.abs(z - double[1])) / np.max(np.abs(double[1])):.1e}"
+        t = r["time_seconds"]
+        print(f"| {n} | {precision} | {r['time_seconds_total']:.2f} | {t.get('assemble', 0):.2f} | "
+              f"{t.get('center', 0):.2f} | {t.get('solve', 0):.2f} | {t.get('residual', 0):.2f} | "
+              f"{r['krylov']['block_products']} | "
+              f"{r['peak_memory_bytes_per_rank_max'] / 1e6:.0f} | {diff} | {emb} |")
+EOF
