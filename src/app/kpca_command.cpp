@@ -7,7 +7,6 @@
 #include "kembed/approx/nystrom.hpp"
 #include "kembed/core/error.hpp"
 #include "kembed/io/csv_writer.hpp"
-#include "kembed/io/format_double.hpp"
 #include "kembed/io/model.hpp"
 #include "kembed/spectral/inverse_map.hpp"
 #include "kembed/spectral/kpca.hpp"
@@ -114,43 +113,6 @@ struct ApproxOptions {
     const std::int64_t s = vm["seed"].as<std::int64_t>();
     if (s < 0) throw Error("--seed must be at least 0");
     seed = static_cast<std::uint64_t>(s);
-  }
-};
-
-// --precision: how the n x n kernel is stored.
-struct PrecisionOptions {
-  bool single = false;
-  static po::options_description description() {
-    po::options_description d("precision");
-    d.add_options()("precision", po::value<std::string>()->default_value("double"),
-                    "storage of the n x n kernel: double, or single (float32: half the memory "
-                    "and bytes per product; krylov solver only, default --tol 1e-6)");
-    return d;
-  }
-  PrecisionOptions(const po::variables_map& vm, SolveOptions& solve, const KernelOptions& kernel,
-                   const ApproxOptions& approx_options) {
-    const std::string precision = vm["precision"].as<std::string>();
-    if (precision != "double" && precision != "single")
-      throw Error("--precision expects double or single, got '" + precision + "'");
-    single = precision == "single";
-    if (!single) return;
-    if (approx_options.nystrom)
-      throw Error("--precision single applies to the exact n x n kernel, not to --approx nystrom");
-    if (kernel.kernel.type == KernelType::precomputed)
-      throw Error(
-          "--precision single needs the samples to assemble the kernel from; a "
-          "precomputed kernel is read in double (use --precision double)");
-    if (solve.solver != Solver::automatic && solve.solver != Solver::krylov)
-      throw Error("--precision single needs --solver krylov (or auto): --solver " +
-                  solver_name(solve.solver) + " works on a double-precision matrix");
-    solve.solver = Solver::krylov;
-    if (vm["tol"].defaulted()) {
-      solve.krylov.tol = kSingleDefaultTol;
-    } else if (solve.krylov.tol < kSingleTolFloor) {
-      throw Error("--tol " + io::format_double(solve.krylov.tol) +
-                  " is below what single-precision storage can reach; use --tol " +
-                  io::format_double(kSingleTolFloor) + " or more, or --precision double");
-    }
   }
 };
 
@@ -356,7 +318,13 @@ void run_kpca(const po::variables_map& vm, const Comm& world) {
   const KernelOptions kernel(vm);
   const InverseOptions inverse(vm);
   const ApproxOptions approx_options(vm);
-  const PrecisionOptions precision(vm, solve, kernel, approx_options);
+  const PrecisionOptions precision(vm, solve);
+  if (precision.single && approx_options.nystrom)
+    throw Error("--precision single applies to the exact n x n kernel, not to --approx nystrom");
+  if (precision.single && kernel.kernel.type == KernelType::precomputed)
+    throw Error(
+        "--precision single needs the samples to assemble the kernel from; a "
+        "precomputed kernel is read in double (use --precision double)");
   if (approx_options.nystrom) {
     if (kernel.kernel.type == KernelType::precomputed)
       throw Error("--approx nystrom needs the samples to evaluate the kernel at the landmarks; a "

@@ -379,27 +379,38 @@ po::options_description mds_options() {
       .add(InputOptions::description("points, one per row (.csv/.tsv/.txt, .npy, .bin), "
                                      "instead of --distances"))
       .add(OutputOptions::description())
-      .add(SolveOptions::description());
+      .add(SolveOptions::description())
+      .add(PrecisionOptions::description());
   return all;
 }
 
 void run_mds(const po::variables_map& vm, const Comm& world) {
   const MdsInputOptions in(vm);
   const OutputOptions output(vm);
-  const SolveOptions solve(vm);
+  SolveOptions solve(vm);
+  const PrecisionOptions precision(vm, solve);
+  if (precision.single && in.landmark)
+    throw Error("--precision single applies to the exact n x n matrix, not to --approx landmark");
+  if (precision.single && !in.metric)
+    throw Error(
+        "--precision single needs the points (--input) to compute the distances from; a "
+        "distance matrix is read in double (use --precision double)");
   if (in.landmark) return run_landmark_mds(vm, world, in, output, solve);
   const int k = solve.components;
   Job job("mds", output, solve.layout, {in.points ? in.points->input : in.distances},
           [&](const Comm& c) { return in.open(c); });
   job.with_dry_run(solve, [&](const io::MatrixFile& file, const BlacsGrid& grid) {
-    return ProblemShape{file.rows(), in.metric ? file.cols() : 0, k, grid.nprow(), grid.npcol(),
-                        solve.layout.block_size, solve.solver};
+    ProblemShape shape{file.rows(), in.metric ? file.cols() : 0, k, grid.nprow(), grid.npcol(),
+                       solve.layout.block_size, solve.solver};
+    shape.single_precision = precision.single;
+    return shape;
   });
   drive(vm, world, job, [&](Run& run) {
     const int nb = run.use_block_size_for(run.input().rows());
-    const MdsSettings settings{in.metric,     k,                 solve.solver,
-                               nb,            in.symmetrize,     run.krylov(solve),
-                               solve.max_memory_per_rank};
+    MdsSettings settings{in.metric,     k,                 solve.solver,
+                         nb,            in.symmetrize,     run.krylov(solve),
+                         solve.max_memory_per_rank};
+    settings.single_precision = precision.single;
     const MdsResult result = fit_mds(run.input(), run.grid(), settings, run.timer());
     run.solver(solve, {result.solver_used, result.solver_note, result.iterations, result.matvecs,
                        result.memory.estimate, result.memory.limit});
@@ -439,6 +450,12 @@ void run_mds(const po::variables_map& vm, const Comm& world) {
     report["frobenius_norm_B"] = result.frobenius_norm;
     report["relative_residuals"] = result.residuals;
     report["residual_definition"] = "||B v - lambda v||_2 / ||B||_F";
+    report["precision"] = precision.single ? "single" : "double";
+    if (precision.single)
+      report["precision_definition"] =
+          "B stored as float32 (-1/2 D^(2) formed in double and each entry rounded once, centered "
+          "in double); products B V in sgemm on V rounded to float; basis, Rayleigh-Ritz and "
+          "residuals in double; residuals and norms are of the stored B";
     report["embedding_scale"] = "y_j = sqrt(lambda_j) v_j (classical MDS, R cmdscale)";
     report["sign_convention"] = "largest |entry| of each eigenvector is positive";
     run.summary = "n = " + std::to_string(result.n) + ", k = " + std::to_string(k) + ", " +

@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "kembed/core/error.hpp"
+#include "kembed/io/format_double.hpp"
 #include "kembed/io/hdf5.hpp"
 #include "kembed/io/output_dir.hpp"
 #include "kembed/spectral/memory_plan.hpp"
@@ -223,6 +224,33 @@ std::pair<int, int> LayoutOptions::shape(int ranks, GridPreference preference) c
 BlacsGrid LayoutOptions::make_grid(const Comm& world, GridPreference preference) const {
   const auto [nprow, npcol] = shape(world.size(), preference);
   return BlacsGrid(world, nprow, npcol);
+}
+
+po::options_description PrecisionOptions::description() {
+  po::options_description d("precision");
+  d.add_options()("precision", po::value<std::string>()->default_value("double"),
+                  "storage of the n x n matrix: double, or single (float32: half the memory and "
+                  "bytes per product; krylov solver only, default --tol 1e-6)");
+  return d;
+}
+
+PrecisionOptions::PrecisionOptions(const po::variables_map& vm, SolveOptions& solve) {
+  const std::string precision = get<std::string>(vm, "precision");
+  if (precision != "double" && precision != "single")
+    throw Error("--precision expects double or single, got '" + precision + "'");
+  single = precision == "single";
+  if (!single) return;
+  if (solve.solver != spectral::Solver::automatic && solve.solver != spectral::Solver::krylov)
+    throw Error("--precision single needs --solver krylov (or auto): --solver " +
+                spectral::solver_name(solve.solver) + " works on a double-precision matrix");
+  solve.solver = spectral::Solver::krylov;
+  if (vm["tol"].defaulted()) {
+    solve.krylov.tol = spectral::kSingleDefaultTol;
+  } else if (solve.krylov.tol < spectral::kSingleTolFloor) {
+    throw Error("--tol " + io::format_double(solve.krylov.tol) +
+                " is below what single-precision storage can reach; use --tol " +
+                io::format_double(spectral::kSingleTolFloor) + " or more, or --precision double");
+  }
 }
 
 po::options_description KernelOptions::description() {

@@ -16,28 +16,32 @@ namespace {
 // matrix it fills, and wide enough for assembly's dgemm.
 constexpr std::int64_t kSlabEntries = std::int64_t{1} << 22;
 
-// Rounds a slab's columns into k's local columns from `first_local` on.
-void store_rounded(const DistMatrix& slab, SingleMatrix& k, int first_local) {
+// Rounds a slab's columns into k's local columns from `first_local` on;
+// returns the largest magnitude it saw.
+double store_rounded(const DistMatrix& slab, SingleMatrix& k, int first_local) {
+  double largest = 0;
   for (int lj = 0; lj < slab.local_cols(); ++lj) {
     const double* from = slab.data() + std::size_t(lj) * slab.ld();
     float* to = k.data() + std::size_t(first_local + lj) * k.ld();
     for (int li = 0; li < slab.local_rows(); ++li) {
       const double v = from[li];
+      largest = std::max(largest, std::abs(v));
       to[li] = std::abs(v) < FLT_MIN ? 0.0f : static_cast<float>(v);
     }
   }
+  return largest;
 }
 
 // Collective: the agreed Error for the first entry of the slab that float
-// cannot hold (only dot-product kernels can produce one).
-void check_float_range(const DistMatrix& slab, std::int64_t column_offset) {
+// cannot hold.
+void check_float_range(const DistMatrix& slab, std::int64_t column_offset, const std::string& what) {
   const auto first = first_flagged_entry(
       slab, [](double v, int, int) -> int { return std::abs(v) <= FLT_MAX ? 0 : 1; });
   if (!first) return;
   char value[32];
   std::snprintf(value, sizeof value, "%.6g", first->value);
   agree(slab.grid().comm(),
-        "kernel entry (" + std::to_string(first->i + 1) + ", " +
+        what + " (" + std::to_string(first->i + 1) + ", " +
             std::to_string(first->j + column_offset + 1) + ") is " + value +
             ", beyond single precision's range (3.4e38); rescale the data or use --precision "
             "double");
@@ -45,38 +49,48 @@ void check_float_range(const DistMatrix& slab, std::int64_t column_offset) {
 
 }  // namespace
 
-void assemble_kernel(const Kernel& kernel, const std::vector<double>& row_panel,
-                     const std::vector<double>& col_panel, int d, SingleMatrix& k, LocalSums& sums,
-                     std::int64_t slab_entries) {
+void assemble_in_slabs(const std::vector<double>& col_panel, int d, SingleMatrix& k,
+                       LocalSums& sums, std::int64_t slab_entries, const std::string& what,
+                       const SlabFill& fill) {
   const BlacsGrid& grid = k.grid();
   const std::int64_t n = k.cols();
   const int nb = k.col_dist().block_size(), q = grid.npcol();
   // A slab is s whole rounds of the process columns' blocks (s q nb global
   // columns from a multiple of q nb), so its block-cyclic columns are k's
   // local columns from first_local = c0 / q on, in the same order. Every rank
-  // takes the same slabs (assembly's checks are collective).
+  // takes the same slabs (the fills' checks are collective).
   const std::int64_t rows_bound = ((n + nb - 1) / nb + grid.nprow() - 1) / grid.nprow() * nb;
   const std::int64_t entries = slab_entries > 0 ? slab_entries : kSlabEntries;
   const std::int64_t s = std::max<std::int64_t>(1, entries / (rows_bound * nb));
   const std::int64_t width = s * q * nb;
-  const bool dot_product = kernel.type == KernelType::linear || kernel.type == KernelType::poly ||
-                           kernel.type == KernelType::sigmoid;
   sums.rows.assign(k.local_rows(), 0.0);
   sums.cols.assign(k.local_cols(), 0.0);
   LocalSums slab_sums;
   std::vector<double> slab_panel;
   for (std::int64_t c0 = 0; c0 < n; c0 += width) {
     DistMatrix slab =
-        DistMatrix::uninitialized(grid, n, std::min(width, n - c0), k.row_dist().block_size(), nb);
+        DistMatrix::uninitialized(grid, k.rows(), std::min(width, n - c0), k.row_dist().block_size(), nb);
     const int first_local = static_cast<int>(c0 / q);
     slab_panel.assign(col_panel.begin() + std::size_t(first_local) * d,
                       col_panel.begin() + std::size_t(first_local + slab.local_cols()) * d);
-    assemble_kernel(kernel, row_panel, slab_panel, d, slab, &slab_sums, c0);
-    if (dot_product) check_float_range(slab, c0);
-    store_rounded(slab, k, first_local);
+    fill(slab, slab_panel, c0, slab_sums);
+    // One reduction per slab; the search for the entry only when one is out of range.
+    if (!(grid.comm().max(store_rounded(slab, k, first_local)) <= FLT_MAX))
+      check_float_range(slab, c0, what);
     for (int li = 0; li < k.local_rows(); ++li) sums.rows[li] += slab_sums.rows[li];
     std::copy(slab_sums.cols.begin(), slab_sums.cols.end(), sums.cols.begin() + first_local);
   }
+}
+
+void assemble_kernel(const Kernel& kernel, const std::vector<double>& row_panel,
+                     const std::vector<double>& col_panel, int d, SingleMatrix& k,
+                     LocalSums& sums, std::int64_t slab_entries) {
+  assemble_in_slabs(col_panel, d, k, sums, slab_entries, "kernel entry",
+                    [&](DistMatrix& slab, const std::vector<double>& slab_panel,
+                        std::int64_t column_offset, LocalSums& slab_sums) {
+                      assemble_kernel(kernel, row_panel, slab_panel, d, slab, &slab_sums,
+                                      column_offset);
+                    });
 }
 
 }  // namespace kembed::kernel

@@ -49,7 +49,7 @@ double largest_squarable_distance(std::int64_t n) {
   return std::sqrt(DBL_MAX / (4.0 * static_cast<double>(std::max<std::int64_t>(n, 1))));
 }
 
-void check_squares(const DistMatrix& d, const std::string& source) {
+void check_squares(const DistMatrix& d, const std::string& source, std::int64_t column_offset) {
   const std::int64_t n = std::max(d.rows(), d.cols());
   const double limit = largest_squarable_distance(n);
   const auto e = first_entry(d, [&](std::int64_t, std::int64_t, double v) {
@@ -57,7 +57,7 @@ void check_squares(const DistMatrix& d, const std::string& source) {
   });
   if (!e) return;
   const std::string where = source + ": entry (" + std::to_string(e->i + 1) + ", " +
-                            std::to_string(e->j + 1) + ") (1-based)";
+                            std::to_string(e->j + column_offset + 1) + ") (1-based)";
   if (!std::isfinite(e->value))
     agree(d.grid().comm(), where + " is not finite (the distance overflows: values too large; "
                                    "rescale the data)");

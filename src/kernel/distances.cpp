@@ -124,9 +124,10 @@ void check_points_for_metric(Metric metric, const std::vector<double>& panel,
 }
 
 void assemble_distances(Metric metric, const std::vector<double>& row_panel,
-                        const std::vector<double>& col_panel, int d, DistMatrix& out) {
+                        const std::vector<double>& col_panel, int d, DistMatrix& out,
+                        std::int64_t column_offset) {
   fill_distances(metric, row_panel, col_panel, d, out);
-  check_squares(out, "distances of the points");
+  check_squares(out, "distances of the points", column_offset);
 }
 
 }  // namespace kembed::kernel

@@ -79,39 +79,15 @@ void spectrum_figures(MdsResult& r, int k) {
   r.smallest_eigenvalue = r.spectrum.back();
 }
 
-}  // namespace
-
-MdsResult fit_mds(io::MatrixFile& file, const BlacsGrid& grid, const MdsSettings& settings,
-                  PhaseTimer& timer) {
-  const Comm& comm = grid.comm();
-  check_shape(file, settings, comm);
-  MdsResult result;
-  result.n = file.rows();
-  result.d = settings.metric ? file.cols() : 0;
-  const int k = settings.components, nb = settings.block_size;
-  const std::int64_t n = result.n;
-  result.memory = check_memory({n, result.d, k, grid.nprow(), grid.npcol(), nb, settings.solver},
-                               settings.max_memory_per_rank, comm);
-
-  DistMatrix b = DistMatrix::uninitialized(grid, n, n, nb, nb);  // assembly writes every entry
-  build_distances(file, settings, b, &timer, &result);
-  embed_distances(b, {k, settings.solver, settings.krylov}, timer, result,
-                  [&](DistMatrix& a) { build_distances(file, settings, a, nullptr, nullptr); });
-  return result;
+// The means of -1/2 D^(2) scaled back (exactly: a power of two) to those of D^(2).
+void record_means(const CenteringStats& stats, MdsResult& result) {
+  result.sq_row_means = stats.col_means;
+  for (double& v : result.sq_row_means) v *= -2;
+  result.sq_grand_mean = -2 * stats.grand_mean;
 }
 
-void embed_distances(DistMatrix& b, const SpectralRequest& asked, PhaseTimer& timer,
-                     MdsResult& result, const std::function<void(DistMatrix&)>& refill) {
+SpectralRequest mds_request(const SpectralRequest& asked) {
   const int k = asked.k;
-  timer.start("center");
-  {
-    const CenteringStats stats = double_center(b);
-    // The means of -1/2 D^(2) scaled back (exactly: a power of two) to those of D^(2).
-    result.sq_row_means = stats.col_means;
-    for (double& v : result.sq_row_means) v *= -2;
-    result.sq_grand_mean = -2 * stats.grand_mean;
-  }
-
   SpectralRequest request{k, asked.solver, asked.krylov};
   // Y = V sqrt(Lambda) needs lambda > 0. When fewer than k of the top k are
   // positive, that count is also the number of positive eigenvalues of B.
@@ -123,11 +99,11 @@ void embed_distances(DistMatrix& b, const SpectralRequest& asked, PhaseTimer& ti
            std::to_string(s.positive) + " positive eigenvalues of B = -1/2 J D^(2) J (eigenvalue " +
            std::to_string(s.positive + 1) + " is " + io::format_double(s.value) + ")" + advice;
   };
-  request.rebuild = [&](DistMatrix& a) {
-    refill(a);
-    double_center(a);
-  };
-  SpectralStep step = spectral_step(b, request, timer);
+  return request;
+}
+
+// Figures and the embedding from the spectral step.
+void finish_embedding(const SpectralStep& step, int k, MdsResult& result) {
   record_solve(step, result);
   result.trace = step.trace;
   result.frobenius_norm = step.frobenius_norm;
@@ -140,12 +116,83 @@ void embed_distances(DistMatrix& b, const SpectralRequest& asked, PhaseTimer& ti
     result.ratio_of_trace = true;
     for (double v : result.eigenvalues) result.explained_ratio.push_back(v / result.trace);
   }
-
   // Row-major n x k on rank 0: V_k and Y = V_k sqrt(Lambda_k).
   result.vectors = row_major_on_root(step.vectors);
   result.embedding = result.vectors;
   for (std::size_t t = 0; t < result.embedding.size(); ++t)
     result.embedding[t] *= std::sqrt(result.eigenvalues[t % k]);
+}
+
+// Collective: B = -1/2 J D^(2) J of the points in float32, each entry of
+// -1/2 D^(2) formed in double and rounded once, then centered; solved by krylov.
+void fit_single(io::MatrixFile& file, const BlacsGrid& grid, const MdsSettings& settings,
+                PhaseTimer& timer, MdsResult& result) {
+  const kernel::Metric metric = *settings.metric;
+  const int d = static_cast<int>(file.cols()), nb = settings.block_size;
+  SingleMatrix b = SingleMatrix::uninitialized(grid, result.n, result.n, nb, nb);
+  timer.start("distribute");
+  const auto row_panel = distribute::read_panel(file, b.row_dist());
+  const auto col_panel = distribute::read_panel(file, b.col_dist());
+  kernel::check_points_for_metric(metric, row_panel, b.row_dist(), d, grid.comm(), file.path());
+  timer.start("assemble");
+  kernel::LocalSums sums;
+  kernel::assemble_in_slabs(col_panel, d, b, sums, 0, "entry of -1/2 D^(2)",
+                            [&](DistMatrix& slab, const std::vector<double>& slab_panel,
+                                std::int64_t column_offset, kernel::LocalSums& slab_sums) {
+                              kernel::assemble_distances(metric, row_panel, slab_panel, d, slab,
+                                                         column_offset);
+                              square_entries(slab, -0.5);
+                              slab_sums = kernel::local_sums(slab);
+                            });
+  timer.start("center");
+  record_means(center_kernel(b, sums), result);
+  SpectralStep step = spectral_step(b, mds_request({settings.components, settings.solver,
+                                                    settings.krylov}),
+                                    timer);
+  finish_embedding(step, settings.components, result);
+}
+
+}  // namespace
+
+MdsResult fit_mds(io::MatrixFile& file, const BlacsGrid& grid, const MdsSettings& settings,
+                  PhaseTimer& timer) {
+  const Comm& comm = grid.comm();
+  check_shape(file, settings, comm);
+  MdsResult result;
+  result.n = file.rows();
+  result.d = settings.metric ? file.cols() : 0;
+  const int k = settings.components, nb = settings.block_size;
+  const std::int64_t n = result.n;
+  ProblemShape shape{n, result.d, k, grid.nprow(), grid.npcol(), nb, settings.solver};
+  shape.single_precision = settings.single_precision;
+  result.memory = check_memory(shape, settings.max_memory_per_rank, comm);
+  if (settings.single_precision) {
+    agree(comm, settings.metric ? ""
+                                : "--precision single needs the points (--metric) to compute the "
+                                  "distances from; a distance matrix is read in double");
+    fit_single(file, grid, settings, timer, result);
+    timer.stop();
+    return result;
+  }
+
+  DistMatrix b = DistMatrix::uninitialized(grid, n, n, nb, nb);  // assembly writes every entry
+  build_distances(file, settings, b, &timer, &result);
+  embed_distances(b, {k, settings.solver, settings.krylov}, timer, result,
+                  [&](DistMatrix& a) { build_distances(file, settings, a, nullptr, nullptr); });
+  return result;
+}
+
+void embed_distances(DistMatrix& b, const SpectralRequest& asked, PhaseTimer& timer,
+                     MdsResult& result, const std::function<void(DistMatrix&)>& refill) {
+  timer.start("center");
+  record_means(double_center(b), result);
+  SpectralRequest request = mds_request(asked);
+  request.rebuild = [&](DistMatrix& a) {
+    refill(a);
+    double_center(a);
+  };
+  SpectralStep step = spectral_step(b, request, timer);
+  finish_embedding(step, asked.k, result);
   timer.stop();
 }
 

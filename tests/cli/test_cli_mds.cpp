@@ -246,6 +246,10 @@ TEST(MdsCli, InvalidInputsFailOnEveryRankWithTheEntryAndWithoutOutput) {
       {{I, (dir / "x.csv").string(), "--metric", "chebyshev"}, "unknown metric 'chebyshev'"},
       {{I, (dir / "x.csv").string(), "--symmetrize"}, "--symmetrize applies to --distances"},
       {{"-k", "2"}, "missing --distances"},
+      {{D, (dir / "diag.csv").string(), "--precision", "single"},
+       "--precision single needs the points"},
+      {{I, (dir / "x.csv").string(), "--precision", "single", "--solver", "evr"},
+       "--precision single needs --solver krylov"},
   };
   for (int np : {1, 4})
     for (const auto& c : cases) {

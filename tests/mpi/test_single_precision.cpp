@@ -16,6 +16,7 @@
 #include "kembed/linalg/block_product.hpp"
 #include "kembed/linalg/dist_matrix.hpp"
 #include "kembed/spectral/kpca.hpp"
+#include "kembed/spectral/mds.hpp"
 #include "kembed/spectral/memory_plan.hpp"
 #include "kembed/spectral/spectral_step.hpp"
 #include "serial_reference.hpp"
@@ -217,6 +218,54 @@ TEST(SinglePrecision, KpcaWithinThePerturbationBoundOfTheSerialReference) {
         EXPECT_LE(std::sqrt(distance), bound) << where << " column " << j;
       }
     }
+}
+
+TEST(SinglePrecision, MdsWithinThePerturbationBoundOfDouble) {
+  // As for kernel PCA, against the double fit on the same grid: B rounded
+  // entry by entry, eigenvalues within (tol + u + gamma_n) ||B||_F (the
+  // double fit's own error, 1e-12 relative, is far below).
+  const Comm world = Comm::world();
+  const int n = 240, d = 3, k = 3;
+  const auto x = test::random_data(n, d, 37);
+  const std::string dir = test::scratch_dir(world, "single_mds");
+  auto file = io::open_matrix_file(world, test::write_bin(world, dir, "x.bin", x), {n, d});
+  spectral::MdsSettings settings;
+  settings.metric = kernel::Metric::euclidean;
+  settings.components = k;
+  settings.solver = spectral::Solver::krylov;
+  settings.block_size = 16;
+  for (auto [p, q] : grid_shapes(world.size())) {
+    BlacsGrid grid(world, p, q);
+    PhaseTimer timer;
+    settings.single_precision = false;
+    settings.krylov.tol = 1e-12;
+    const spectral::MdsResult twice = spectral::fit_mds(*file, grid, settings, timer);
+    settings.single_precision = true;
+    settings.krylov.tol = spectral::kSingleDefaultTol;
+    const spectral::MdsResult once = spectral::fit_mds(*file, grid, settings, timer);
+    const double delta = (settings.krylov.tol + kUnit + n * kUnit / (1 - n * kUnit)) *
+                         once.frobenius_norm;
+    for (int j = 0; j < k; ++j)
+      EXPECT_NEAR(once.eigenvalues[j], twice.eigenvalues[j], delta) << p << "x" << q;
+    // The same centering means, from the double entries.
+    EXPECT_NEAR(once.sq_grand_mean, twice.sq_grand_mean, 1e-12 * twice.sq_grand_mean);
+  }
+  // A point 1e25 away: -1/2 d^2 = -5e49 is beyond float's range (the
+  // distance itself is fine for double MDS).
+  auto far = x;
+  far[5 * d] = 1e25;
+  auto far_file =
+      io::open_matrix_file(world, test::write_bin(world, dir, "far.bin", far), {n, d});
+  BlacsGrid grid(world);
+  PhaseTimer timer;
+  std::string message;
+  try {
+    spectral::fit_mds(*far_file, grid, settings, timer);
+  } catch (const Error& e) {
+    message = e.what();
+  }
+  EXPECT_NE(message.find("entry of -1/2 D^(2) (1, 6) is"), std::string::npos) << message;
+  EXPECT_NE(message.find("beyond single precision's range"), std::string::npos) << message;
 }
 
 TEST(SinglePrecision, DenseSolversRefuseAndThePlanHalvesTheMatrix) {

@@ -94,6 +94,17 @@ struct SolveOptions {
   explicit SolveOptions(const po::variables_map& vm);
 };
 
+/// --precision double|single: how the n x n matrix is stored (kpca, mds).
+/// Single precision needs the krylov solver (auto becomes krylov; evd, evr
+/// and elpa are refused) and sets --tol to spectral::kSingleDefaultTol unless
+/// given, refusing one below spectral::kSingleTolFloor. The methods refuse
+/// the inputs they read in double themselves.
+struct PrecisionOptions {
+  bool single = false;
+  static po::options_description description();
+  PrecisionOptions(const po::variables_map& vm, SolveOptions& solve);
+};
+
 /// --kernel, --gamma, --degree, --coef0.
 struct KernelOptions {
   kernel::Kernel kernel;

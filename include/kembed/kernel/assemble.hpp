@@ -1,6 +1,7 @@
 #pragma once
 /// @file Kernel matrices assembled block-locally in block-cyclic layout.
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "kembed/kernel/kernel.hpp"
@@ -41,14 +42,33 @@ void assemble_kernel(const Kernel& kernel, const std::vector<double>& row_panel,
                      const std::vector<double>& col_panel, int d, DistMatrix& k,
                      LocalSums* sums = nullptr, std::int64_t column_offset = 0);
 
+/// Fills the double slab (an n x w matrix on k's grid whose columns are
+/// columns column_offset.. of k, with `slab_panel` the y rows of its local
+/// columns) and the slab's local sums.
+using SlabFill = std::function<void(DistMatrix& slab, const std::vector<double>& slab_panel,
+                                    std::int64_t column_offset, LocalSums& slab_sums)>;
+
+/// Collective: single-precision storage of a matrix computed in double a
+/// slab of columns at a time by `fill` (at most about `slab_entries`, 0:
+/// 4 Mi, double entries per rank in a slab; at least one block column per
+/// process column), each entry rounded once to float (values below
+/// float's normal range become 0). `sums` receives the local sums of the
+/// double entries (rows summed slab after slab). An entry beyond float's
+/// range is an agreed Error: "<what> (i, j) is V, beyond single precision's
+/// range ...", 1-based, the first such entry of its slab.
+/// @pre k square with square blocks; col_panel holds the rows of k's local columns
+void assemble_in_slabs(const std::vector<double>& col_panel, int d, SingleMatrix& k,
+                       LocalSums& sums, std::int64_t slab_entries, const std::string& what,
+                       const SlabFill& fill);
+
 /// The same kernel stored in single precision (`--precision single`): k is
 /// assembled in double, a slab of columns at a time (a slab holds at most
 /// about 32 MB per rank), and each entry rounded once to float; values
 /// below float's normal range become 0 (they would slow sgemm, and their
 /// absolute change is below 1.2e-38). `sums` (required) receives the local
 /// sums of the double entries. Collective: an entry beyond float's range
-/// (linear, poly, sigmoid) is an agreed Error naming the first such (i, j),
-/// 1-based, with the advice to rescale or use double precision.
+/// (linear, poly, sigmoid) is an agreed Error naming the first such (i, j)
+/// of its slab, 1-based, with the advice to rescale or use double precision.
 /// `slab_entries` bounds a slab's double entries per rank (0: 4 Mi).
 /// @pre as assemble_kernel; k square with square blocks
 void assemble_kernel(const Kernel& kernel, const std::vector<double>& row_panel,

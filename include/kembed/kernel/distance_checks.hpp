@@ -31,8 +31,10 @@ double largest_squarable_distance(std::int64_t n);
 
 /// Collective: an agreed Error naming `source` and the first entry (1-based,
 /// row-major) of `d` that is not finite or exceeds
-/// largest_squarable_distance(max(rows, cols)), with its value.
-void check_squares(const DistMatrix& d, const std::string& source);
+/// largest_squarable_distance(max(rows, cols)), with its value; d's column 0
+/// is column `column_offset` of the matrix the message names.
+void check_squares(const DistMatrix& d, const std::string& source,
+                   std::int64_t column_offset = 0);
 
 /// Collective: d <- (d + d^T) / 2 (one pdtran). Returns max |d_ij - d_ji|
 /// before averaging, on every rank. @pre square

@@ -1,6 +1,7 @@
 #pragma once
 /// @file Distance matrices of points, assembled block-locally in block-cyclic
 /// layout like kernel matrices (see kernel/assemble.hpp for the panels).
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -35,8 +36,9 @@ void check_points_for_metric(Metric metric, const std::vector<double>& panel,
 /// is summed pair by pair. Pairs with a row whose squared norm overflows are
 /// computed from scaled differences. Collective over out's grid: a distance
 /// that is not finite or too large for MDS to square is an agreed Error
-/// naming the entry (check_squares).
+/// naming the entry (check_squares; `column_offset` as in assemble_kernel).
 void assemble_distances(Metric metric, const std::vector<double>& row_panel,
-                        const std::vector<double>& col_panel, int d, DistMatrix& out);
+                        const std::vector<double>& col_panel, int d, DistMatrix& out,
+                        std::int64_t column_offset = 0);
 
 }  // namespace kembed::kernel

@@ -26,6 +26,9 @@ struct MdsSettings {
   bool symmetrize = false;  ///< average D and D^T instead of rejecting asymmetry
   KrylovSettings krylov;    ///< used by Solver::krylov
   double max_memory_per_rank = 0;  ///< bytes; 0: the node's available memory / its ranks
+  /// Store B = -1/2 J D^(2) J as float32 (`--precision single`): krylov only,
+  /// distances computed from points only.
+  bool single_precision = false;
 };
 
 /// What an MDS fit produced; the same on every rank except where noted.
