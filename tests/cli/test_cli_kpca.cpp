@@ -123,6 +123,16 @@ TEST(KpcaCli, SinglePrecisionAgreesWithTheCenteredKernelsEigenpairs) {
     }
     EXPECT_LT(std::sqrt(res) / (lambda * std::sqrt(lambda)), 1e-5) << "column " << j + 1;
   }
+
+  // The example config runs as written (its keys are valid options), at a small n.
+  const std::string src = KEMBED_SOURCE_DIR;
+  const RunResult c = run_kembed({"kpca", "--config", src + "/configs/kpca-single.ini", "--rows",
+                                  "400", "--output-dir", (dir / "config").string(), "--quiet"},
+                                 2);
+  ASSERT_TRUE(c.all_ranks_succeeded()) << c.describe();
+  const Json config_report = Json::parse(read_file(dir / "config" / "run.json"));
+  EXPECT_EQ(config_report.value("precision", ""), "single");
+  EXPECT_EQ(config_report.value("n", 0), 400);
 }
 
 // ---------------------------------------------------------------------------
