@@ -98,6 +98,11 @@ class _KembedEstimator:
         tol = getattr(self, "tol", 0)
         if tol:
             args += ["--tol", tol]
+        precision = getattr(self, "precision", "double")
+        if precision not in ("double", "single"):
+            raise ValueError(f"precision must be 'double' or 'single', got {precision!r}")
+        if precision == "single":
+            args += ["--precision", "single"]
         return args
 
     def fit_transform(self, X, y=None):
@@ -129,12 +134,15 @@ class KernelPCA(_KembedEstimator):
     kembed's block Krylov solver), or kembed's evd, evr, krylov, elpa.
     ``inverse_transform`` needs ``fit_inverse_transform=True`` and uses
     ``kembed preimage --method ridge`` (kernel ridge regression with ``alpha``).
+    ``precision`` (not in scikit-learn): "double", or "single" to store the
+    n x n kernel as float32 (``--precision single``: half the memory, block
+    Krylov solver only, eigenvalues to about 1e-9 relative of double).
     """
     _method = "kpca"
 
     def __init__(self, n_components=None, *, kernel="linear", gamma=None, degree=3, coef0=1,
                  alpha=1.0, fit_inverse_transform=False, eigen_solver="auto", tol=0,
-                 random_state=None, n_ranks=1, launcher=None, kembed=None):
+                 random_state=None, precision="double", n_ranks=1, launcher=None, kembed=None):
         super().__init__(n_ranks, launcher, kembed)
         self.n_components = n_components
         self.kernel = kernel
@@ -146,6 +154,7 @@ class KernelPCA(_KembedEstimator):
         self.eigen_solver = eigen_solver
         self.tol = tol
         self.random_state = random_state
+        self.precision = precision
 
     def fit(self, X, y=None):
         X = _as_2d(X)
@@ -251,14 +260,16 @@ class ClassicalMDS(_KembedEstimator):
 
     ``dissimilarity="euclidean"`` (or kembed's sqeuclidean, manhattan,
     cosine): X holds points; ``"precomputed"``: X is the n x n distance
-    matrix (``symmetrize`` averages it with its transpose). ``transform``
+    matrix (``symmetrize`` averages it with its transpose). ``precision="single"``
+    stores B as float32 (points only; see KernelPCA). ``transform``
     places new points (or, precomputed, rows of distances to the training
     points) with Gower's formula. There is no inverse transform.
     """
     _method = "mds"
 
     def __init__(self, n_components=2, *, dissimilarity="euclidean", eigen_solver="auto", tol=0,
-                 random_state=None, symmetrize=False, n_ranks=1, launcher=None, kembed=None):
+                 random_state=None, symmetrize=False, precision="double", n_ranks=1,
+                 launcher=None, kembed=None):
         super().__init__(n_ranks, launcher, kembed)
         self.n_components = n_components
         self.dissimilarity = dissimilarity
@@ -266,6 +277,7 @@ class ClassicalMDS(_KembedEstimator):
         self.tol = tol
         self.random_state = random_state
         self.symmetrize = symmetrize
+        self.precision = precision
 
     def fit(self, X, y=None):
         X = _as_2d(X)

@@ -44,6 +44,26 @@ def test_kernel_pca_matches_dense_eigendecomposition(ranks):
     np.testing.assert_allclose(kp.transform(X[:10]), Z[:10], atol=1e-8)
 
 
+def test_single_precision_matches_dense_eigendecomposition(ranks):
+    # float32 storage: eigenvalues within 1e-6 relative of numpy's double eigh
+    # (kembed measures about 1e-9), the same for classical MDS of the points.
+    X, _ = circles(120)
+    gamma, k = 5.0, 3
+    kp = kembed.KernelPCA(n_components=k, kernel="rbf", gamma=gamma, precision="single",
+                          n_ranks=ranks).fit(X)
+    n = len(X)
+    J = np.eye(n) - 1.0 / n
+    lam, _ = top_eigh(J @ rbf(X, X, gamma) @ J, k)
+    np.testing.assert_allclose(kp.eigenvalues_, lam, rtol=1e-6)
+    assert kp.report_["precision"] == "single"
+    mds = kembed.ClassicalMDS(n_components=2, precision="single", n_ranks=ranks).fit(X)
+    D2 = ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1)
+    lam_mds, _ = top_eigh(-0.5 * J @ D2 @ J, 2)
+    np.testing.assert_allclose(mds.eigenvalues_, lam_mds, rtol=1e-6)
+    with pytest.raises(ValueError, match="precision"):
+        kembed.KernelPCA(n_components=2, precision="half").fit(X)
+
+
 def test_kernel_pca_ridge_inverse_transform_is_shrunk_projection(blobs, ranks):
     # Linear kernel: the ridge pre-image of x is mean + sum_j l_j/(l_j+alpha) u_j u_j^T (x - mean).
     X, alpha = blobs, 3.0
