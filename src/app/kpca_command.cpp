@@ -343,6 +343,7 @@ void run_kpca(const po::variables_map& vm, const Comm& world) {
     ProblemShape shape{file.rows(), d, k, grid.nprow(), grid.npcol(), solve.layout.block_size,
                        solve.solver};
     shape.single_precision = precision.single;
+    shape.single_precision_available = d > 0;
     return shape;
   });
   drive(vm, world, job, [&](Run& run) {

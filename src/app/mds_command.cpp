@@ -403,6 +403,7 @@ void run_mds(const po::variables_map& vm, const Comm& world) {
     ProblemShape shape{file.rows(), in.metric ? file.cols() : 0, k, grid.nprow(), grid.npcol(),
                        solve.layout.block_size, solve.solver};
     shape.single_precision = precision.single;
+    shape.single_precision_available = in.metric.has_value();
     return shape;
   });
   drive(vm, world, job, [&](Run& run) {

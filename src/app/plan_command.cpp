@@ -105,7 +105,7 @@ po::options_description plan_options() {
       ("variance", po::value<double>()->default_value(0.0), "pca: --variance F (plans for evd)")
       ("approx", po::value<std::string>(), "kpca: nystrom; mds: landmark (the approximate tier)")
       ("precision", po::value<std::string>()->default_value("double"),
-       "kpca: double, or single (float32 kernel storage, krylov)")
+       "kpca, mds: double, or single (float32 storage of the n x n matrix, krylov)")
       ("landmarks", po::value<std::int64_t>(), "with --approx: the number of landmarks M")
       ("landmark-selection", po::value<std::string>()->default_value("uniform"),
        "kpca --approx nystrom: uniform or kmeans++ (which holds each rank's rows)")
@@ -201,9 +201,10 @@ void run_plan(const po::variables_map& vm, const Comm& world) {
   const std::string precision = vm["precision"].as<std::string>();
   if (precision != "double" && precision != "single")
     throw Error("--precision expects double or single, got '" + precision + "'");
+  shape.single_precision_available = (method == "kpca" || method == "mds") && d >= 1;
   if (precision == "single") {
-    if (method != "kpca" || d < 1)
-      throw Error("--precision single applies to kpca with an assembled kernel (--cols D)");
+    if (!shape.single_precision_available)
+      throw Error("--precision single applies to kpca and mds of points (--cols D)");
     if (solver != Solver::automatic && solver != Solver::krylov)
       throw Error("--precision single needs --solver krylov (or auto)");
     shape.single_precision = true;

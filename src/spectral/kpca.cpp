@@ -53,6 +53,7 @@ void build_kernel(io::MatrixFile& file, const kernel::Kernel& kernel, DistMatrix
 ProblemShape shape_of(const KpcaResult& r, const KpcaSettings& s, const BlacsGrid& grid) {
   ProblemShape shape{r.n, r.d, s.components, grid.nprow(), grid.npcol(), s.block_size, s.solver};
   shape.single_precision = s.single_precision;
+  shape.single_precision_available = r.d > 0;
   return shape;
 }
 

@@ -165,6 +165,7 @@ MdsResult fit_mds(io::MatrixFile& file, const BlacsGrid& grid, const MdsSettings
   const std::int64_t n = result.n;
   ProblemShape shape{n, result.d, k, grid.nprow(), grid.npcol(), nb, settings.solver};
   shape.single_precision = settings.single_precision;
+  shape.single_precision_available = settings.metric.has_value();
   result.memory = check_memory(shape, settings.max_memory_per_rank, comm);
   if (settings.single_precision) {
     agree(comm, settings.metric ? ""

@@ -290,6 +290,12 @@ std::string memory_shortfall(const ProblemShape& shape, int ranks, double limit)
       plan_limits(krylov).empty() && plan_memory(krylov).total() <= limit)
     error += "; --solver krylov would fit here (" + human_bytes(plan_memory(krylov).total()) +
              " per rank)";
+  ProblemShape single = krylov;
+  single.single_precision = true;
+  if (shape.single_precision_available && !shape.single_precision &&
+      plan_limits(single).empty() && plan_memory(single).total() <= limit)
+    error += "; --precision single would fit here (" + human_bytes(plan_memory(single).total()) +
+             " per rank, float32 storage)";
   return error + "\n" + plan.describe();
 }
 

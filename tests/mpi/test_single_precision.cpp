@@ -293,4 +293,14 @@ TEST(SinglePrecision, DenseSolversRefuseAndThePlanHalvesTheMatrix) {
   for (const auto& item : spectral::plan_memory(small).items)
     krylov_planned |= item.first == "krylov basis and products";
   EXPECT_TRUE(krylov_planned);
+
+  // A double run that does not fit is told when single precision would.
+  spectral::ProblemShape big{56000, 64, 10, 1, 2, 64, spectral::Solver::automatic};
+  big.single_precision_available = true;
+  const std::string advice = spectral::memory_shortfall(big, 2, 0.5 * (once + twice));
+  EXPECT_NE(advice.find("--precision single would fit here"), std::string::npos) << advice;
+  big.single_precision_available = false;
+  EXPECT_EQ(spectral::memory_shortfall(big, 2, 0.5 * (once + twice))
+                .find("--precision single"),
+            std::string::npos);
 }

@@ -26,6 +26,9 @@ struct ProblemShape {
   /// The n x n matrix stored as float32 (`--precision single`, krylov only),
   /// assembled in double a slab of columns at a time.
   bool single_precision = false;
+  /// The method could store it so (kpca, mds from points): memory_shortfall
+  /// then says when `--precision single` would fit.
+  bool single_precision_available = false;
 };
 
 /// The block size a fit uses for an n x n decomposition (`order` = n) when
