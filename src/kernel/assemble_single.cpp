@@ -24,9 +24,11 @@ double store_rounded(const DistMatrix& slab, SingleMatrix& k, int first_local) {
     const double* from = slab.data() + std::size_t(lj) * slab.ld();
     float* to = k.data() + std::size_t(first_local + lj) * k.ld();
     for (int li = 0; li < slab.local_rows(); ++li) {
-      const double v = from[li];
-      largest = std::max(largest, std::abs(v));
-      to[li] = std::abs(v) < FLT_MIN ? 0.0f : static_cast<float>(v);
+      const double v = from[li], magnitude = std::abs(v);
+      largest = std::max(largest, magnitude);
+      // Beyond float's range the conversion is undefined: 0 is stored, and
+      // the caller's error follows.
+      to[li] = magnitude < FLT_MIN || !(magnitude <= FLT_MAX) ? 0.0f : static_cast<float>(v);
     }
   }
   return largest;
