@@ -5,7 +5,12 @@
 # from the double run on the same data (issue 18, item 4).
 #
 #   bench/single.sh [--sizes "16000 32000"] [--only-single "56000"] [--d 64]
-#                   [--k 10] [--ranks 2] [--dir DIR]
+#                   [--k 10] [--ranks 2] [--sklearn-max N] [--dir DIR]
+#
+# With --sklearn-max N, scikit-learn's KernelPCA (Debian python3-sklearn,
+# /usr/bin/python3, both cores) is timed on the same data for sizes up to N,
+# with eigen_solver arpack and randomized; its eigenvalues are compared with
+# kembed's double run.
 #
 # Data: `kembed generate --dataset gaussian` (seed 1), rbf kernel with the
 # default gamma, default solver (auto: krylov), default --tol (1e-12 in
@@ -15,12 +20,13 @@
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 kembed=${KEMBED:-$root/build/kembed}
-sizes="16000 32000"; only_single=""; d=64; k=10; ranks=2; dir=$root/results/bench-single
+sizes="16000 32000"; only_single=""; d=64; k=10; ranks=2; sklearn_max=0
+dir=$root/results/bench-single
 while [ $# -gt 0 ]; do
   case $1 in
     --sizes) sizes=$2; shift 2 ;; --only-single) only_single=$2; shift 2 ;;
     --d) d=$2; shift 2 ;; --k) k=$2; shift 2 ;; --ranks) ranks=$2; shift 2 ;;
-    --dir) dir=$2; shift 2 ;;
+    --sklearn-max) sklearn_max=$2; shift 2 ;; --dir) dir=$2; shift 2 ;;
     *) echo "unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -36,8 +42,26 @@ rm -rf "$dir"; mkdir -p "$dir"; : > "$dir/.kembed-bench"
 run() {  # n precision
   mpirun --oversubscribe -np "$ranks" "$kembed" generate --dataset gaussian --rows "$1" \
     --cols "$d" --seed 1 --output "$dir/X$1-$2.npy" --quiet
+  start=$(date +%s.%N)
   mpirun --oversubscribe -np "$ranks" "$kembed" kpca --input "$dir/X$1-$2.npy" -k "$k" \
     --precision "$2" --output-format npy --output-dir "$dir/out-$1-$2" --quiet
+  echo "$(date +%s.%N) - $start" | bc > "$dir/out-$1-$2/wall"
+  if [ "$2" = double ] && [ "$1" -le "$sklearn_max" ]; then
+    OPENBLAS_NUM_THREADS=2 OMP_NUM_THREADS=2 /usr/bin/python3 - "$dir/X$1-$2.npy" "$k" \
+      > "$dir/sklearn-$1.json" <<'PY'
+import json, sys, time
+import numpy as np
+from sklearn.decomposition import KernelPCA
+x, k = np.load(sys.argv[1]), int(sys.argv[2])
+out = {}
+for solver in ("arpack", "randomized"):
+    t = time.perf_counter()
+    kp = KernelPCA(n_components=k, kernel="rbf", eigen_solver=solver, random_state=0).fit(x)
+    out[solver] = time.perf_counter() - t
+    out[solver + "_eigenvalues"] = kp.eigenvalues_.tolist()
+json.dump(out, sys.stdout)
+PY
+  fi
   rm -f "$dir/X$1-$2.npy" "$dir/out-$1-$2/model/X.npy"
 }
 for n in $sizes; do run "$n" double; run "$n" single; done
@@ -48,9 +72,10 @@ echo "kernel PCA, rbf, gaussian d = $d, k = $k, $ranks ranks; $(date -u +%Y-%m-%
 import json, os, sys
 import numpy as np
 directory, sizes = sys.argv[1], sys.argv[2].split()
-print("| n | precision | total s | assemble | center | solve | residual | products | "
+print("| n | precision | wall s | total s | assemble | center | solve | residual | products | "
       "peak MB/rank | max rel. eigenvalue diff | max embedding diff / max |z| |")
-print("|---|---|---|---|---|---|---|---|---|---|---|")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+sk_rows = []
 for n in sizes:
     double = None
     for precision in ("double", "single"):
@@ -67,8 +92,20 @@ for n in sizes:
             diff = f"{np.max(np.abs(ev - double[0]) / double[0]):.1e}"
             emb = f"{np.max(np.abs(z - double[1])) / np.max(np.abs(double[1])):.1e}"
         t = r["time_seconds"]
-        print(f"| {n} | {precision} | {r['time_seconds_total']:.2f} | {t.get('assemble', 0):.2f} | "
+        wall = float(open(out + "/wall").read())
+        if precision == "double" and os.path.exists(f"{directory}/sklearn-{n}.json"):
+            sk = json.load(open(f"{directory}/sklearn-{n}.json"))
+            for solver in ("arpack", "randomized"):
+                err = np.max(np.abs(np.array(sk[solver + "_eigenvalues"]) - ev) / ev)
+                sk_rows.append(f"| {n} | scikit-learn {solver} | {sk[solver]:.2f} | "
+                               f"{err:.1e} vs kembed double |")
+        print(f"| {n} | {precision} | {wall:.2f} | {r['time_seconds_total']:.2f} | {t.get('assemble', 0):.2f} | "
               f"{t.get('center', 0):.2f} | {t.get('solve', 0):.2f} | {t.get('residual', 0):.2f} | "
               f"{r['krylov']['block_products']} | "
               f"{r['peak_memory_bytes_per_rank_max'] / 1e6:.0f} | {diff} | {emb} |")
+if sk_rows:
+    print()
+    print("| n | scikit-learn KernelPCA (same data, 2 threads) | wall s | max rel. eigenvalue diff |")
+    print("|---|---|---|---|")
+    print("\n".join(sk_rows))
 EOF
