@@ -213,7 +213,7 @@ Reference reference(const DistMatrix& k_in, int k, std::int64_t evd_max) {
     s.tol = 1e-13;
     s.block = 32;
     s.depth = 12;
-    KrylovResult kr{{}, DistMatrix(k_in.grid(), 0, 0, 1, 1), {}, 0, 0, 0, false};
+    KrylovResult kr{{}, DistMatrix(k_in.grid(), 0, 0, 1, 1), {}, 0, 0, 0, false, {}};
     r.seconds = time_on_slowest_rank(k_in.grid().comm(), [&] { kr = krylov_top_eigenpairs(k_in, k + 1, s); });
     r.top = kr.values;
     r.solver = kr.converged ? "krylov tol 1e-13 b=32 q=12" : "krylov (NOT converged to 1e-13)";
@@ -273,7 +273,7 @@ void measure(const Comm& world, const BenchOptions& o, const DataSet& set, std::
       s.tol = tol;
       s.block = b;
       s.depth = q;
-      KrylovResult r{{}, DistMatrix(grid, 0, 0, 1, 1), {}, 0, 0, 0, false};
+      KrylovResult r{{}, DistMatrix(grid, 0, 0, 1, 1), {}, 0, 0, 0, false, {}};
       Row row;
       row.tol = tol;
       row.method = "krylov";

@@ -344,7 +344,7 @@ Row measure(const Comm& world, const BenchOptions& o, std::int64_t n, std::int64
         KrylovSettings settings;
         settings.block = static_cast<int>(b);
         settings.product = which;
-        KrylovResult result{{}, DistMatrix(grid, 0, 0, 1, 1), {}, 0, 0, 0, false};
+        KrylovResult result{{}, DistMatrix(grid, 0, 0, 1, 1), {}, 0, 0, 0, false, {}};
         SolveRow sr;
         sr.block = static_cast<int>(b);
         sr.product = which == KrylovProduct::local ? "local" : "pdgemm";

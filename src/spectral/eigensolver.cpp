@@ -45,10 +45,10 @@ Eigenpairs top_eigenpairs(DistMatrix& a, int k, Solver solver, const KrylovSetti
   const int nb = a.row_dist().block_size();
   if (solver == Solver::krylov) {
     KrylovResult r = krylov_top_eigenpairs(a, k, krylov);
-    if (r.converged) {
-      return Eigenpairs{r.values, std::move(r.vectors), {}, true, Solver::krylov, {}, r.cycles,
-                        r.matvecs};
-    }
+    if (r.converged)
+      return Eigenpairs{r.values,  std::move(r.vectors), {},
+                        true,      Solver::krylov,       {},
+                        r.cycles,  r.matvecs,            std::move(r.residual_norms)};
     char worst[32];
     std::snprintf(worst, sizeof worst, "%.3g",
                   *std::max_element(r.residuals.begin(), r.residuals.end()));
@@ -71,7 +71,7 @@ Eigenpairs top_eigenpairs(DistMatrix& a, int k, Solver solver, const KrylovSetti
     }
   }
   if (solver == Solver::evd) return top_eigenpairs(a, [k](const std::vector<double>&) { return k; });
-  Eigenpairs result{{}, DistMatrix(a.grid(), n, k, nb, nb), {}, false, solver, {}, 0, 0};
+  Eigenpairs result{{}, DistMatrix(a.grid(), n, k, nb, nb), {}, false, solver, {}, 0, 0, {}};
   // elpa: column j of z belongs to the j-th largest eigenvalue; evr returns
   // ascending order, so there column k - 1 - j does.
   DistMatrix z(a.grid(), n, n, nb, nb);
@@ -109,7 +109,7 @@ Eigenpairs top_eigenpairs(SingleMatrix& a, int k, Solver solver, const KrylovSet
     throw Error(text);
   }
   return Eigenpairs{r.values, std::move(r.vectors), {}, true, Solver::krylov, {}, r.cycles,
-                    r.matvecs};
+                    r.matvecs,  std::move(r.residual_norms)};
 }
 
 Eigenpairs top_eigenpairs(DistMatrix& a, const SpectrumRule& choose_k) {
@@ -121,7 +121,7 @@ Eigenpairs top_eigenpairs(DistMatrix& a, const SpectrumRule& choose_k) {
   const int k = choose_k(spectrum);
   // ScaLAPACK returns ascending order: column n - 1 - j of z holds the j-th largest.
   Eigenpairs result{{}, DistMatrix(a.grid(), n, k, nb, nb), std::move(spectrum), false,
-                    Solver::evd, {}, 0, 0};
+                    Solver::evd, {}, 0, 0, {}};
   for (int j = 0; j < k; ++j) {
     result.values.push_back(result.spectrum[j]);
     copy(z, 0, n - 1 - j, n, 1, result.vectors, 0, j);

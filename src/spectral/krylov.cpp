@@ -76,7 +76,7 @@ class BlockKrylov {
         product_(a) {}
 
   KrylovResult run() {
-    KrylovResult result{{}, DistMatrix(a_.grid(), n_, k_, nb_, nb_), {}, 0, 0, 0, false};
+    KrylovResult result{{}, DistMatrix(a_.grid(), n_, k_, nb_, nb_), {}, 0, 0, 0, false, {}};
     fill_random(0, b_, 0);
     orthonormalize(0, b_);
     multiply(0, b_);
@@ -222,10 +222,12 @@ class BlockKrylov {
     result.norm_estimate = std::max(std::abs(theta[m - 1]), std::abs(theta[0]));
     result.values.assign(theta_best.begin(), theta_best.begin() + k_);
     result.residuals.resize(k_);
+    result.residual_norms.resize(k_);
     int converged = 0;
     double worst = 0;
     for (int j = 0; j < k_; ++j) {
-      result.residuals[j] = std::sqrt(norms[j]) / std::max(result.norm_estimate, 1e-300);
+      result.residual_norms[j] = std::sqrt(norms[j]);
+      result.residuals[j] = result.residual_norms[j] / std::max(result.norm_estimate, 1e-300);
       converged += result.residuals[j] <= settings_.tol ? 1 : 0;
       worst = std::max(worst, result.residuals[j]);
     }

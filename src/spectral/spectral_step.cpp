@@ -86,7 +86,12 @@ SpectralStep run_step(BasicDistMatrix<T>& a, const SpectralRequest& request, Pha
     else
       restore(a, request);
   }
-  for (double r : residual_norms(a, step.vectors, step.values))
+  // krylov's come from the products of its last Rayleigh-Ritz step, which
+  // hold A V already; the dense solvers' take one product with `a`.
+  const std::vector<double> absolute = pairs.residual_norms.empty()
+                                           ? residual_norms(a, step.vectors, step.values)
+                                           : std::move(pairs.residual_norms);
+  for (double r : absolute)
     step.residuals.push_back(step.frobenius_norm > 0 ? r / step.frobenius_norm : r);
   reject_inaccurate_pairs(comm, step.residuals, step.solver_used);
 

@@ -40,6 +40,9 @@ struct Eigenpairs {
   std::string note;              ///< what happened, e.g. a fallback (empty if nothing)
   int iterations = 0;            ///< krylov restart cycles
   int matvecs = 0;               ///< krylov block products
+  /// ||A v_j - values[j] v_j||_2 from the solver's own products (krylov);
+  /// empty when the caller must compute them (the dense solvers).
+  std::vector<double> residual_norms;
 };
 
 /// Collective: the k largest eigenpairs of the symmetric matrix `a` (its lower

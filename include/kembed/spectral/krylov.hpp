@@ -48,6 +48,9 @@ struct KrylovResult {
   int cycles = 0;
   int matvecs = 0;                ///< block products A X (each n x b)
   bool converged = false;
+  /// ||A v - theta v||_2 per pair, from the last Rayleigh-Ritz step's own
+  /// products (A V is at hand there): no further product is needed.
+  std::vector<double> residual_norms;
 };
 
 /// Block width b for k wanted pairs: the setting, or max(k + max(4, k/4), 24).
