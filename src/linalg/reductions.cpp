@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "kembed/core/data_fingerprint.hpp"
+#include "kembed/core/error.hpp"
 
 namespace kembed {
 
@@ -23,17 +24,10 @@ double trace_of(const BasicDistMatrix<T>& a) {
 // subnormal range when the column's largest entry is at least its inverse:
 // the plain sum of squares is then as accurate as the scaled one.
 constexpr double kSafeHigh = 1e150, kSafeLow = 1e-150;
-constexpr int kChains = 8;  // independent accumulators: the sums run at the load rate
+constexpr int kChains = kSquareChains;
 
-struct ColumnPass {
-  double sum_squares = 0, largest = 0;
-};
-
-// One read of a column: its sum of squares and its largest magnitude, each
-// over kChains interleaved partial results (a single accumulator would wait
-// on the previous add for every entry).
 template <class T>
-ColumnPass column_pass(const T* column, int rows) {
+ColumnSquares column_pass(const T* column, int rows) {
   double sum[kChains] = {}, top[kChains] = {};
   int i = 0;
   for (; i + kChains <= rows; i += kChains)
@@ -47,7 +41,7 @@ ColumnPass column_pass(const T* column, int rows) {
     sum[c] += v * v;
     top[c] = std::max(top[c], std::abs(v));
   }
-  ColumnPass pass;
+  ColumnSquares pass;
   for (int c = 0; c < kChains; ++c) {
     pass.sum_squares += sum[c];
     pass.largest = std::max(pass.largest, top[c]);
@@ -74,14 +68,25 @@ double scaled_sum_squares(const T* column, int rows, double inverse) {
 }
 
 template <class T>
-std::vector<double> column_norms_of(const BasicDistMatrix<T>& a) {
-  // One pass gives every column's sum of squares and largest entry. Columns
+std::vector<ColumnSquares> column_passes(const BasicDistMatrix<T>& a) {
+  std::vector<ColumnSquares> passes(a.local_cols());
+  for (int lj = 0; lj < a.local_cols(); ++lj)
+    passes[lj] = column_pass(a.data() + std::size_t(lj) * a.ld(), a.local_rows());
+  return passes;
+}
+
+template <class T>
+std::vector<double> column_norms_of(const BasicDistMatrix<T>& a,
+                                    const std::vector<ColumnSquares>& passes) {
+  // One pass gave every column's sum of squares and largest entry. Columns
   // whose largest entry (over all ranks) lies outside [kSafeLow, kSafeHigh]
   // are summed again after scaling by it, so entries beyond 1e154 do not
   // overflow the squares and tiny ones do not underflow.
+  const bool match = passes.size() == std::size_t(a.local_cols());
+  agree(a.grid().comm(), match ? "" : "frobenius_norm: the column squares do not match the local block");
   std::vector<double> scale(a.cols(), 0.0), sums(a.cols(), 0.0);
   for (int lj = 0; lj < a.local_cols(); ++lj) {
-    const ColumnPass pass = column_pass(a.data() + std::size_t(lj) * a.ld(), a.local_rows());
+    const ColumnSquares& pass = passes[lj];
     const std::int64_t j = a.col_dist().to_global(lj);
     scale[j] = pass.largest;
     sums[j] = pass.sum_squares;
@@ -104,9 +109,9 @@ std::vector<double> column_norms_of(const BasicDistMatrix<T>& a) {
 }
 
 template <class T>
-double frobenius_norm_of(const BasicDistMatrix<T>& a) {
+double frobenius_norm_of(const BasicDistMatrix<T>& a, const std::vector<ColumnSquares>& passes) {
   // Scaled by the largest column norm, so entries beyond 1e154 do not overflow the squares.
-  const auto norms = column_norms_of(a);
+  const auto norms = column_norms_of(a, passes);
   double largest = 0, sum = 0;
   for (double c : norms) largest = std::max(largest, c);
   if (!(largest > 0) || !std::isfinite(largest)) return largest;
@@ -118,9 +123,15 @@ double frobenius_norm_of(const BasicDistMatrix<T>& a) {
 
 double trace(const DistMatrix& a) { return trace_of(a); }
 double trace(const SingleMatrix& a) { return trace_of(a); }
-std::vector<double> column_norms(const DistMatrix& a) { return column_norms_of(a); }
-double frobenius_norm(const DistMatrix& a) { return frobenius_norm_of(a); }
-double frobenius_norm(const SingleMatrix& a) { return frobenius_norm_of(a); }
+std::vector<double> column_norms(const DistMatrix& a) { return column_norms_of(a, column_passes(a)); }
+double frobenius_norm(const DistMatrix& a) { return frobenius_norm_of(a, column_passes(a)); }
+double frobenius_norm(const SingleMatrix& a) { return frobenius_norm_of(a, column_passes(a)); }
+double frobenius_norm(const DistMatrix& a, const std::vector<ColumnSquares>& local) {
+  return frobenius_norm_of(a, local);
+}
+double frobenius_norm(const SingleMatrix& a, const std::vector<ColumnSquares>& local) {
+  return frobenius_norm_of(a, local);
+}
 
 std::string data_fingerprint(const DistMatrix& a) {
   // Row blocks are contiguous in both the local column and the global rows,

@@ -1,6 +1,10 @@
 #include "kembed/spectral/centering.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 #include "kembed/core/error.hpp"
+#include "kembed/linalg/reductions.hpp"
 
 namespace kembed::spectral {
 
@@ -53,15 +57,37 @@ void sum_columns(const DistMatrix& k, int lj, std::vector<double>& row_sums, dou
 }
 
 // column q from lj on, entry li += shift[q] - row_means[li], for q < C.
-// (With float storage the sum is formed in double and rounded once.)
+// (With float storage the sum is formed in double and rounded once.) The
+// stored results' squares go into squares[0..C) as they are written, in
+// ColumnSquares' partials (entry li into partial li mod kSquareChains), so
+// the Frobenius norm of the centered matrix needs no pass of its own.
 template <int C, class T>
 void shift_columns(BasicDistMatrix<T>& k, int lj, const double* shift,
-                   const std::vector<double>& row_means) {
+                   const std::vector<double>& row_means, ColumnSquares* squares) {
+  constexpr int kChains = kSquareChains;
   T* column[C];
   for (int q = 0; q < C; ++q) column[q] = k.data() + std::size_t(lj + q) * k.ld();
-  for (int li = 0; li < k.local_rows(); ++li) {
+  double sum[C][kChains] = {}, top[C][kChains] = {};
+  const auto update = [&](int li, int chain) {
     const double row = row_means[li];
-    for (int q = 0; q < C; ++q) column[q][li] += shift[q] - row;
+    for (int q = 0; q < C; ++q) {
+      column[q][li] += shift[q] - row;
+      const double v = column[q][li];
+      sum[q][chain] += v * v;
+      top[q][chain] = std::max(top[q][chain], std::abs(v));
+    }
+  };
+  const int m = k.local_rows();
+  int li = 0;
+  for (; li + kChains <= m; li += kChains)
+    for (int c = 0; c < kChains; ++c) update(li + c, c);
+  for (int c = 0; li < m; ++li, ++c) update(li, c);
+  for (int q = 0; q < C; ++q) {
+    squares[q] = ColumnSquares{};
+    for (int c = 0; c < kChains; ++c) {
+      squares[q].sum_squares += sum[q][c];
+      squares[q].largest = std::max(squares[q].largest, top[q][c]);
+    }
   }
 }
 
@@ -90,25 +116,28 @@ CenteringStats means_from_local_sums(const BasicDistMatrix<T>& k,
   return stats;
 }
 
-// The update pass: entry (i, j) += grand mean - row mean i - column mean j.
+// The update pass: entry (i, j) += grand mean - row mean i - column mean j;
+// then the centered matrix's Frobenius norm from the squares it took.
 template <class T>
-void subtract_means(BasicDistMatrix<T>& k, const CenteringStats& stats) {
+void subtract_means(BasicDistMatrix<T>& k, CenteringStats& stats) {
   const auto row_index = globals(k.row_dist());
   const auto col_index = globals(k.col_dist());
   std::vector<double> local_row_means(k.local_rows());
   for (int li = 0; li < k.local_rows(); ++li) local_row_means[li] = stats.row_means[row_index[li]];
   const int n = k.local_cols();
+  std::vector<ColumnSquares> squares(n);
   double shift[kColumns];
   int lj = 0;
   for (; lj + kColumns <= n; lj += kColumns) {
     for (int q = 0; q < kColumns; ++q)
       shift[q] = stats.grand_mean - stats.col_means[col_index[lj + q]];
-    shift_columns<kColumns, T>(k, lj, shift, local_row_means);
+    shift_columns<kColumns, T>(k, lj, shift, local_row_means, &squares[lj]);
   }
   for (; lj < n; ++lj) {
     shift[0] = stats.grand_mean - stats.col_means[col_index[lj]];
-    shift_columns<1, T>(k, lj, shift, local_row_means);
+    shift_columns<1, T>(k, lj, shift, local_row_means, &squares[lj]);
   }
+  stats.frobenius_norm = frobenius_norm(k, squares);
 }
 
 }  // namespace

@@ -92,7 +92,9 @@ SpectralStep solve_single(io::MatrixFile& file, const BlacsGrid& grid, const Kpc
   CenteringStats stats = center_kernel(kmat, sums);
   result.col_means = std::move(stats.col_means);
   result.grand_mean = stats.grand_mean;
-  return spectral_step(kmat, kpca_request(settings), timer);
+  SpectralRequest request = kpca_request(settings);
+  request.known_frobenius_norm = stats.frobenius_norm;
+  return spectral_step(kmat, request, timer);
 }
 
 }  // namespace
@@ -122,6 +124,7 @@ KpcaResult fit_kpca(io::MatrixFile& file, const BlacsGrid& grid, const KpcaSetti
     result.col_means = std::move(stats.col_means);
     result.grand_mean = stats.grand_mean;
     SpectralRequest request = kpca_request(settings);
+    request.known_frobenius_norm = stats.frobenius_norm;
     request.rebuild = [&](DistMatrix& a) {
       build_kernel(file, result.kernel, a, nullptr, false);
       center_kernel(a);

@@ -145,10 +145,11 @@ void fit_single(io::MatrixFile& file, const BlacsGrid& grid, const MdsSettings& 
                               slab_sums = kernel::local_sums(slab);
                             });
   timer.start("center");
-  record_means(center_kernel(b, sums), result);
-  SpectralStep step = spectral_step(b, mds_request({settings.components, settings.solver,
-                                                    settings.krylov}),
-                                    timer);
+  const CenteringStats stats = center_kernel(b, sums);
+  record_means(stats, result);
+  SpectralRequest request = mds_request({settings.components, settings.solver, settings.krylov});
+  request.known_frobenius_norm = stats.frobenius_norm;
+  SpectralStep step = spectral_step(b, request, timer);
   finish_embedding(step, settings.components, result);
 }
 
@@ -186,8 +187,10 @@ MdsResult fit_mds(io::MatrixFile& file, const BlacsGrid& grid, const MdsSettings
 void embed_distances(DistMatrix& b, const SpectralRequest& asked, PhaseTimer& timer,
                      MdsResult& result, const std::function<void(DistMatrix&)>& refill) {
   timer.start("center");
-  record_means(double_center(b), result);
+  const CenteringStats stats = double_center(b);
+  record_means(stats, result);
   SpectralRequest request = mds_request(asked);
+  request.known_frobenius_norm = stats.frobenius_norm;
   request.rebuild = [&](DistMatrix& a) {
     refill(a);
     double_center(a);

@@ -52,7 +52,9 @@ void restore(SingleMatrix&, const SpectralRequest&) {
 template <class T>
 SpectralStep run_step(BasicDistMatrix<T>& a, const SpectralRequest& request, PhaseTimer& timer) {
   const Comm& comm = a.grid().comm();
-  const double trace_a = trace(a), norm_a = frobenius_norm(a);
+  const double trace_a = trace(a);
+  const double norm_a =
+      request.known_frobenius_norm ? *request.known_frobenius_norm : frobenius_norm(a);
   std::optional<BasicDistMatrix<T>> kept;
   if (request.keep_copy) {
     kept.emplace(BasicDistMatrix<T>::uninitialized(

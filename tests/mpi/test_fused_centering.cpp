@@ -10,6 +10,7 @@
 #include "kembed/core/error.hpp"
 #include "kembed/kernel/assemble.hpp"
 #include "kembed/kernel/distances.hpp"
+#include "kembed/linalg/reductions.hpp"
 #include "kembed/spectral/centering.hpp"
 #include "serial_reference.hpp"
 #include "test_support.hpp"
@@ -98,6 +99,50 @@ TEST(FusedCentering, UninitializedAssemblyAndOnePassCenteringMatchTwoPasses) {
           }
           EXPECT_TRUE(all_ranks(world, close)) << Kernel::name(type) << " against serial J K J";
         }
+  }
+}
+
+TEST(FusedCentering, CenteringTakesTheFrobeniusNormOfWhatItWrites) {
+  // The norm centering takes while writing is the one a separate pass over
+  // the stored result gives (bit for bit), and the serial J K J's, on every
+  // grid, with entries that need scaling (1e200) or none (1e-200 squares to
+  // nothing), and on float storage from the sums of the double entries.
+  const Comm world = Comm::world();
+  const int n = 131;  // columns long enough that a change of summation order shows
+  const auto x = test::random_data(n, n, 3);
+  for (double scale : {1.0, 1e200, 1e-200}) {
+    test::Dense k{n, std::vector<double>(std::size_t(n) * n)};
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < n; ++i)
+        k(i, j) = scale * (x[std::size_t(i) * n + j] + x[std::size_t(j) * n + i]);
+    const auto centered = test::serial_center(k);
+    long double squares = 0;  // of the serial result over scale^2, in extended range
+    for (double v : centered.a) squares += (long double)(v / scale) * (v / scale);
+    const double reference = scale * std::sqrt(static_cast<double>(squares));
+    for (auto [p, q] : grid_shapes(world.size())) {
+      BlacsGrid grid(world, p, q);
+      for (int nb : {2, 8}) {
+        DistMatrix a(grid, n, n, nb, nb);
+        a.fill([&](std::int64_t i, std::int64_t j) { return k(int(i), int(j)); });
+        const CenteringStats stats = center_kernel(a);
+        const double pass = frobenius_norm(a);
+        EXPECT_TRUE(all_ranks(world, std::memcmp(&stats.frobenius_norm, &pass, sizeof pass) == 0))
+            << stats.frobenius_norm << " vs " << pass << " scale " << scale << " grid " << p << "x"
+            << q << " nb " << nb;
+        EXPECT_NEAR(stats.frobenius_norm, reference, 1e-13 * reference) << "scale " << scale;
+        if (scale != 1.0) continue;
+        SingleMatrix single(grid, n, n, nb, nb);
+        DistMatrix rounded(grid, n, n, nb, nb);
+        single.fill([&](std::int64_t i, std::int64_t j) { return static_cast<float>(k(int(i), int(j))); });
+        rounded.fill([&](std::int64_t i, std::int64_t j) { return double(static_cast<float>(k(int(i), int(j)))); });
+        const CenteringStats from_float = center_kernel(single, local_sums(rounded));
+        const double single_pass = frobenius_norm(single);
+        EXPECT_TRUE(all_ranks(world, std::memcmp(&from_float.frobenius_norm, &single_pass,
+                                                 sizeof single_pass) == 0))
+            << "float storage, grid " << p << "x" << q << " nb " << nb;
+        EXPECT_NEAR(from_float.frobenius_norm, reference, 1e-6 * reference);
+      }
+    }
   }
 }
 

@@ -15,6 +15,25 @@ double trace(const SingleMatrix& a);
 double frobenius_norm(const DistMatrix& a);
 double frobenius_norm(const SingleMatrix& a);
 
+/// One read of a local column: its sum of squares and its largest magnitude,
+/// each over kSquareChains partial results, entry i going to partial i mod
+/// kSquareChains, the partials then combined in order (a single accumulator
+/// would wait on the previous add for every entry).
+inline constexpr int kSquareChains = 8;
+struct ColumnSquares {
+  double sum_squares = 0, largest = 0;
+};
+
+/// Collective: the same Frobenius norm, from every local column's squares
+/// taken by a pass of the caller over `a` (centering's, as it writes each
+/// entry), so no further read is needed. Only a column whose largest entry
+/// is too large or too small to square safely is read again, as
+/// frobenius_norm(a) does. Given the partials as ColumnSquares defines them,
+/// the result has frobenius_norm(a)'s bits.
+/// @pre local.size() == a.local_cols()
+double frobenius_norm(const DistMatrix& a, const std::vector<ColumnSquares>& local);
+double frobenius_norm(const SingleMatrix& a, const std::vector<ColumnSquares>& local);
+
 /// Collective: the data fingerprint of the entries (kembed/core/data_fingerprint.hpp),
 /// as 16 hex digits on every rank; the same for any grid and block size.
 std::string data_fingerprint(const DistMatrix& a);

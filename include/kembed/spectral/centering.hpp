@@ -12,6 +12,9 @@ struct CenteringStats {
   std::vector<double> row_means;  ///< (1/n) K 1, length n, on every rank
   std::vector<double> col_means;  ///< (1/n) 1^T K, length n, on every rank
   double grand_mean = 0;          ///< (1/n^2) 1^T K 1
+  /// ||J K J||_F of the centered matrix as stored, taken while it was
+  /// written (frobenius_norm's bits; 0 from kernel_means, which centers nothing)
+  double frobenius_norm = 0;
 };
 
 /// Collective: the row and column means of `k` (two reductions of n values).

@@ -45,6 +45,9 @@ struct SpectralRequest {
   /// Apply the sign convention (fix_signs) to the eigenvectors. Off where the
   /// convention belongs to another matrix (PCA's covariance route: to X U).
   bool fix_signs = true;
+  /// ||A||_F when the caller took it while writing A (centering does:
+  /// CenteringStats::frobenius_norm); unset: read from A here.
+  std::optional<double> known_frobenius_norm{};
 };
 
 /// What the spectral step found; identical on every rank.
