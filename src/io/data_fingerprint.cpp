@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "core/fingerprint_sum.hpp"
 #include "io/data_fingerprint.hpp"
 #include "kembed/core/data_fingerprint.hpp"
 #include "kembed/core/error.hpp"
@@ -35,7 +36,7 @@ std::string fingerprint_rows_in_rounds(const Comm& comm, MatrixFile& source, con
     const std::vector<double> values =
         source.read_rows(begin < end ? std::vector<RowRange>{{begin, end}} : std::vector<RowRange>{});
     if (writer) writer->write_rows(begin, values);
-    sum += fingerprint_run(values.data(), static_cast<std::uint64_t>(begin * cols), values.size());
+    sum += fingerprint_strided(values.data(), values.size(), static_cast<std::uint64_t>(begin * cols), 1);
   }
   if (writer) writer->commit();
   return fingerprint_hex(comm.sum_modular(sum));

@@ -20,13 +20,6 @@ inline std::uint64_t fingerprint_term(double x, std::uint64_t t) {
   return mix64(bits + (t + 1) * SplitMix64::kGoldenGamma);
 }
 
-/// The sum of the terms of `count` consecutive values starting at index `first`.
-inline std::uint64_t fingerprint_run(const double* values, std::uint64_t first, std::uint64_t count) {
-  std::uint64_t sum = 0;
-  for (std::uint64_t i = 0; i < count; ++i) sum += fingerprint_term(values[i], first + i);
-  return sum;
-}
-
 /// 16 lower-case hex digits, as manifests store it.
 inline std::string fingerprint_hex(std::uint64_t fingerprint) {
   std::string hex(16, '0');
