@@ -2,7 +2,6 @@
 
 #include <cstring>
 
-#include "kembed/core/error.hpp"
 #include "kembed/core/splitmix64.hpp"
 
 // Written once on GCC/Clang vector types (vector_size), as the vector
@@ -85,53 +84,27 @@ KEMBED_FINGERPRINT_FUNCTION(baseline, , 1)
 
 KEMBED_FINGERPRINT_FUNCTION(avx2, __attribute__((target("avx2"))), 4)
 KEMBED_FINGERPRINT_FUNCTION(avx512, __attribute__((target("avx512f,avx512dq"))), 8)
-
-FingerprintVariant detect_variant() {
-  __builtin_cpu_init();
-  // __builtin_cpu_supports also checks that the OS saves the wider registers.
-  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq"))
-    return FingerprintVariant::avx512;
-  if (__builtin_cpu_supports("avx2")) return FingerprintVariant::avx2;
-  return FingerprintVariant::baseline;
-}
-#else
-FingerprintVariant detect_variant() { return FingerprintVariant::baseline; }
 #endif
 
 }  // namespace
 
-FingerprintVariant best_fingerprint_variant() {
-  static const FingerprintVariant variant = detect_variant();
-  return variant;
-}
-
-std::string fingerprint_variant_name(FingerprintVariant variant) {
-  switch (variant) {
-    case FingerprintVariant::baseline: return "baseline";
-    case FingerprintVariant::avx2: return "avx2";
-    case FingerprintVariant::avx512: return "avx512";
-  }
-  return "unknown";
-}
-
 std::uint64_t fingerprint_strided(const double* values, std::uint64_t count, std::uint64_t first,
                                   std::uint64_t stride) {
-  return fingerprint_strided(values, count, first, stride, best_fingerprint_variant());
+  return fingerprint_strided(values, count, first, stride, best_simd_level());
 }
 
 std::uint64_t fingerprint_strided(const double* values, std::uint64_t count, std::uint64_t first,
-                                  std::uint64_t stride, FingerprintVariant variant) {
-  if (static_cast<int>(variant) > static_cast<int>(best_fingerprint_variant()))
-    throw Error("data fingerprint: this CPU does not support " + fingerprint_variant_name(variant));
-  switch (variant) {
+                                  std::uint64_t stride, SimdLevel level) {
+  check_simd_level(level, "data fingerprint");
+  switch (level) {
 #ifdef KEMBED_X86_DISPATCH
-    case FingerprintVariant::avx512: return strided_avx512(values, count, first, stride);
-    case FingerprintVariant::avx2: return strided_avx2(values, count, first, stride);
+    case SimdLevel::avx512: return strided_avx512(values, count, first, stride);
+    case SimdLevel::avx2: return strided_avx2(values, count, first, stride);
 #else
-    case FingerprintVariant::avx512:
-    case FingerprintVariant::avx2:
+    case SimdLevel::avx512:
+    case SimdLevel::avx2:
 #endif
-    case FingerprintVariant::baseline: return strided_baseline(values, count, first, stride);
+    case SimdLevel::baseline: return strided_baseline(values, count, first, stride);
   }
   return strided_baseline(values, count, first, stride);
 }

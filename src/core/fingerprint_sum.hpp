@@ -7,23 +7,10 @@
 /// set chosen once at run time. The sum is modulo 2^64, so it is bit-identical
 /// to fingerprint_term summed in any order, on every instruction set.
 #include <cstdint>
-#include <string>
+
+#include "kembed/core/simd_level.hpp"
 
 namespace kembed {
-
-/// The instruction sets fingerprint_strided is compiled for, in increasing order.
-enum class FingerprintVariant {
-  baseline,  ///< every x86-64 (or any other) CPU: 1 lane (scalar multiplies)
-  avx2,      ///< AVX2: 4 lanes (64-bit multiply composed of 32-bit ones)
-  avx512,    ///< AVX-512F and DQ: 8 lanes (native 64-bit multiply)
-};
-
-/// The best variant this CPU (and its operating system) supports; fixed for
-/// the life of the process.
-FingerprintVariant best_fingerprint_variant();
-
-/// "baseline", "avx2" or "avx512".
-std::string fingerprint_variant_name(FingerprintVariant variant);
 
 /// The sum modulo 2^64 of fingerprint_term(values[i], first + i * stride) for
 /// i < count (all index arithmetic modulo 2^64, as the scalar definition's):
@@ -32,9 +19,11 @@ std::string fingerprint_variant_name(FingerprintVariant variant);
 std::uint64_t fingerprint_strided(const double* values, std::uint64_t count, std::uint64_t first,
                                   std::uint64_t stride);
 
-/// The same with a given variant (tests compare the variants).
-/// @pre variant <= best_fingerprint_variant(), else an Error is thrown
+/// The same at a given level (tests compare the levels): 1 lane at the
+/// baseline (SSE2 has no 64-bit multiply, and 2 lanes measured slower than
+/// the scalar one), 4 with AVX2 (composed of 32-bit multiplies), 8 with
+/// AVX-512DQ. @pre level <= best_simd_level(), else an Error is thrown
 std::uint64_t fingerprint_strided(const double* values, std::uint64_t count, std::uint64_t first,
-                                  std::uint64_t stride, FingerprintVariant variant);
+                                  std::uint64_t stride, SimdLevel level);
 
 }  // namespace kembed

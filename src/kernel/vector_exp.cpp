@@ -160,49 +160,16 @@ KEMBED_EXP_FUNCTIONS(baseline, , 2)
 
 KEMBED_EXP_FUNCTIONS(avx2, __attribute__((target("avx2,fma"))), 4)
 KEMBED_EXP_FUNCTIONS(avx512, __attribute__((target("avx512f"))), 8)
-
-SimdLevel detect_level() {
-  __builtin_cpu_init();
-  // __builtin_cpu_supports also checks that the OS saves the wider registers.
-  if (__builtin_cpu_supports("avx512f")) return SimdLevel::avx512;
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return SimdLevel::avx2;
-  return SimdLevel::baseline;
-}
-#else
-SimdLevel detect_level() { return SimdLevel::baseline; }
 #endif
 
 }  // namespace
-
-SimdLevel best_simd_level() {
-  static const SimdLevel level = detect_level();
-  return level;
-}
-
-std::string simd_level_name(SimdLevel level) {
-  switch (level) {
-    case SimdLevel::baseline: return "baseline";
-    case SimdLevel::avx2: return "avx2";
-    case SimdLevel::avx512: return "avx512";
-  }
-  return "unknown";
-}
 
 void exp_in_place(double* values, std::size_t count) {
   exp_in_place(values, count, best_simd_level());
 }
 
-namespace {
-
-void check_level(SimdLevel level) {
-  if (static_cast<int>(level) > static_cast<int>(best_simd_level()))
-    throw Error("vector exp: this CPU does not support " + simd_level_name(level));
-}
-
-}  // namespace
-
 void exp_in_place(double* values, std::size_t count, SimdLevel level) {
-  check_level(level);
+  check_simd_level(level, "vector exp");
   switch (level) {
 #ifdef KEMBED_X86_DISPATCH
     case SimdLevel::avx512: exp_avx512(values, count); return;
@@ -222,7 +189,7 @@ void exp_neg_squared_distances(double* gram, const double* row_norms, double col
 
 void exp_neg_squared_distances(double* gram, const double* row_norms, double col_norm,
                                double gamma, std::size_t count, SimdLevel level) {
-  check_level(level);
+  check_simd_level(level, "vector exp");
   switch (level) {
 #ifdef KEMBED_X86_DISPATCH
     case SimdLevel::avx512: exp_sqdist_avx512(gram, row_norms, col_norm, gamma, count); return;

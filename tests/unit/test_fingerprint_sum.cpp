@@ -61,16 +61,16 @@ std::uint64_t reference(const double* values, std::uint64_t count, std::uint64_t
   return sum;
 }
 
-class FingerprintSum : public ::testing::TestWithParam<FingerprintVariant> {};
+class FingerprintSum : public ::testing::TestWithParam<SimdLevel> {};
 
 }  // namespace
 
 TEST_P(FingerprintSum, EqualsTheScalarDefinition) {
-  const FingerprintVariant variant = GetParam();
-  if (static_cast<int>(variant) > static_cast<int>(best_fingerprint_variant()))
-    GTEST_SKIP() << fingerprint_variant_name(variant)
+  const SimdLevel variant = GetParam();
+  if (static_cast<int>(variant) > static_cast<int>(best_simd_level()))
+    GTEST_SKIP() << simd_level_name(variant)
                  << " not run: this CPU does not support it (best: "
-                 << fingerprint_variant_name(best_fingerprint_variant()) << ")";
+                 << simd_level_name(best_simd_level()) << ")";
   const std::vector<double> values = test_values(48, 11);
   const std::uint64_t firsts[] = {0, 1, 12345, ~std::uint64_t{0} - 20};
   const std::uint64_t strides[] = {1, 3, 65, (std::uint64_t{1} << 40) + 7};
@@ -83,7 +83,7 @@ TEST_P(FingerprintSum, EqualsTheScalarDefinition) {
           const std::uint64_t want = reference(run, count, first, stride);
           const std::uint64_t got = fingerprint_strided(run, count, first, stride, variant);
           ++cases;
-          ASSERT_EQ(got, want) << fingerprint_variant_name(variant) << ": start " << start
+          ASSERT_EQ(got, want) << simd_level_name(variant) << ": start " << start
                                << ", count " << count << ", first " << first << ", stride "
                                << stride;
         }
@@ -95,17 +95,17 @@ TEST_P(FingerprintSum, EqualsTheScalarDefinition) {
                   fingerprint_strided(values.data() + cut, 37 - cut, 9 + cut * 5, 5, variant),
               whole)
         << "cut at " << cut;
-  std::cout << "  " << fingerprint_variant_name(variant) << ": " << cases << " runs equal\n";
+  std::cout << "  " << simd_level_name(variant) << ": " << cases << " runs equal\n";
 }
 
 INSTANTIATE_TEST_SUITE_P(Variants, FingerprintSum,
-                         ::testing::Values(FingerprintVariant::baseline, FingerprintVariant::avx2,
-                                           FingerprintVariant::avx512),
-                         [](const auto& info) { return fingerprint_variant_name(info.param); });
+                         ::testing::Values(SimdLevel::baseline, SimdLevel::avx2,
+                                           SimdLevel::avx512),
+                         [](const auto& info) { return simd_level_name(info.param); });
 
 TEST(FingerprintSum, DefaultIsTheBestVariant) {
   const std::vector<double> values = test_values(29, 12);
   EXPECT_EQ(fingerprint_strided(values.data(), 29, 100, 7),
-            fingerprint_strided(values.data(), 29, 100, 7, best_fingerprint_variant()));
+            fingerprint_strided(values.data(), 29, 100, 7, best_simd_level()));
   EXPECT_EQ(fingerprint_strided(values.data(), 29, 100, 7), reference(values.data(), 29, 100, 7));
 }

@@ -25,23 +25,15 @@
 /// instruction sets (fused multiply-add where the CPU has it), never between
 /// positions in the array.
 #include <cstddef>
-#include <string>
+
+#include "kembed/core/simd_level.hpp"
 
 namespace kembed::kernel {
 
-/// The instruction sets exp_in_place is compiled for, in increasing order.
-enum class SimdLevel {
-  baseline,  ///< what every x86-64 (or any other) CPU has: 2 lanes (SSE2)
-  avx2,      ///< AVX2 and FMA: 4 lanes
-  avx512,    ///< AVX-512F: 8 lanes
-};
-
-/// The best level this CPU (and its operating system) supports; fixed for the
-/// life of the process.
-SimdLevel best_simd_level();
-
-/// "baseline", "avx2" or "avx512".
-std::string simd_level_name(SimdLevel level);
+// Lanes: 2 at the baseline (SSE2), 4 with AVX2 and FMA, 8 with AVX-512.
+using kembed::best_simd_level;
+using kembed::simd_level_name;
+using kembed::SimdLevel;
 
 /// values[i] <- exp(values[i]) for i < count, at best_simd_level().
 void exp_in_place(double* values, std::size_t count);
