@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "kembed/core/error.hpp"
 #include "kembed/mpi/comm.hpp"
 
 namespace kembed::test {
@@ -19,5 +20,17 @@ std::vector<std::pair<int, int>> grid_shapes(int p);
 
 /// A fresh scratch directory for this test (same path on every rank).
 std::string scratch_dir(const Comm& comm, const std::string& name);
+
+/// The message of the kembed::Error that `body` threw on this rank (empty if
+/// it did not throw).
+template <class Body>
+std::string caught(Body&& body) {
+  try {
+    body();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
 
 }  // namespace kembed::test

@@ -18,6 +18,7 @@
 using namespace kembed;
 using namespace kembed::kernel;
 using kembed::test::all_ranks;
+using kembed::test::caught;
 using kembed::test::grid_shapes;
 
 namespace {
@@ -82,16 +83,6 @@ double worst_over_grids(int n, const std::vector<double>& expected, Fill&& fill)
   return worst;
 }
 
-// The message every rank caught from `body` (empty if it did not throw).
-template <class Body>
-std::string caught(Body&& body) {
-  try {
-    body();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
 
 // Collective: true on every rank iff every rank caught a message containing `part`.
 bool every_rank_says(const Comm& comm, const std::string& message, const std::string& part) {

@@ -22,21 +22,13 @@
 
 using namespace kembed;
 using kembed::test::all_ranks;
+using kembed::test::caught;
 
 namespace {
 
 constexpr std::int64_t n = 13, d = 5;
 using Entry = std::pair<std::int64_t, std::int64_t>;  // (row, column), 0-based
 
-template <class Body>
-std::string caught(Body&& body) {
-  try {
-    body();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
 
 double ordinary(std::int64_t i, std::int64_t j) {
   return std::sin(1.7 * static_cast<double>(i) + 0.3 * static_cast<double>(j)) * 100;
