@@ -20,6 +20,7 @@
 using namespace kembed;
 using kembed::io::Json;
 using kembed::test::all_ranks;
+using kembed::test::caught;
 
 namespace {
 
@@ -34,17 +35,6 @@ void write_all(const std::string& path, const std::string& bytes) {
 
 bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
-}
-
-// The message of the kembed::Error `read` throws, or "" (on every rank).
-template <class F>
-std::string error_of(F&& read) {
-  try {
-    read();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
 }
 
 const std::vector<double> kEigenvalues = {3.5, 2.25, 1.0 / 3.0};
@@ -144,11 +134,11 @@ TEST(ModelVectors, MismatchesNameTheFileOnEveryRank) {
       {"absent", 3, "model '" + dir + "' has no array 'absent'"},
   };
   for (const auto& c : cases) {
-    const std::string error = error_of([&] { model.vector(comm, c.name, c.length); });
+    const std::string error = caught([&] { model.vector(comm, c.name, c.length); });
     EXPECT_TRUE(all_ranks(comm, error == c.message)) << c.name << ": " << error;
   }
   // A vector entry read as a matrix.
-  const std::string error = error_of([&] { model.large(comm, "listed_1d"); });
+  const std::string error = caught([&] { model.large(comm, "listed_1d"); });
   EXPECT_TRUE(all_ranks(comm, error == dir + "/listed_1d.npy: field 'arrays.listed_1d' in " +
                                           manifest +
                                           " lists a vector, but a matrix is read; the model is "
@@ -166,12 +156,12 @@ TEST(ModelVectors, NpyHeaderAcceptsOneDimensionalShapesOnlyWhenAsked) {
   EXPECT_EQ(h.rows, 5);
   EXPECT_EQ(h.cols, 1);
   EXPECT_EQ(h.data_offset, static_cast<std::int64_t>(10 + dict.size()));
-  EXPECT_EQ(error_of([&] { io::parse_npy_header(bytes, "v.npy"); }),
+  EXPECT_EQ(caught([&] { io::parse_npy_header(bytes, "v.npy"); }),
             "v.npy: .npy array is 1-D (shape (5,)); expected a 2-D matrix, e.g. save "
             "x.reshape(-1, 1)");
   std::string empty = bytes;
   empty.replace(empty.find("(5,)"), 4, "(0,)");
-  EXPECT_NE(error_of([&] { io::parse_npy_header(empty, "v.npy", true); }), "");
+  EXPECT_NE(caught([&] { io::parse_npy_header(empty, "v.npy", true); }), "");
 }
 
 // parse_manifest: vectors are 1-D ("length") in version 3 and 1 x k
@@ -202,10 +192,10 @@ TEST(ModelVectors, ManifestChecksVectorsByVersion) {
     for (std::size_t dot; (dot = field.find('.', begin)) != std::string::npos; begin = dot + 1)
       node = &(*node)[field.substr(begin, dot - begin)];
     (*node)[field.substr(begin)] = value;
-    return error_of([&] { io::parse_manifest(m.dump(), "M/manifest.json"); });
+    return caught([&] { io::parse_manifest(m.dump(), "M/manifest.json"); });
   };
   const std::string p = "M/manifest.json: ";
-  EXPECT_EQ(error_of([&] { io::parse_manifest(v3.dump(), "M/manifest.json"); }), "");
+  EXPECT_EQ(caught([&] { io::parse_manifest(v3.dump(), "M/manifest.json"); }), "");
   EXPECT_EQ(error_with(v3, "arrays.eigenvalues", vec("eigenvalues", 2)),
             p + "field 'arrays.eigenvalues': expected length k = 1, found 2");
   EXPECT_EQ(error_with(v3, "arrays.kernel_col_means", mat("kernel_col_means", 1, 3)),
