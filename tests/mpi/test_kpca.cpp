@@ -50,6 +50,12 @@ TEST_P(KpcaVsSerial, EigenvaluesEmbeddingsResidualsOnEveryGridAndBlocking) {
   settings.krylov.tol = 1e-12;
   const double residual_limit = 1e-12;
   const auto ref = serial_kpca(test::serial_kernel(settings.kernel, x, n, d), k);
+  // ||K~||_F of the serially centered kernel: centering now takes the norm
+  // as it writes K~, and the relative residuals are scaled by it.
+  double squares = 0;
+  for (double v : test::serial_center(test::serial_kernel(settings.kernel, x, n, d)).a)
+    squares += v * v;
+  const double frobenius = std::sqrt(squares);
   for (auto [p, q] : grid_shapes(world.size()))
     for (int nb : {3, 16, 64}) {
       BlacsGrid grid(world, p, q);
@@ -60,6 +66,8 @@ TEST_P(KpcaVsSerial, EigenvaluesEmbeddingsResidualsOnEveryGridAndBlocking) {
                                 " nb " + std::to_string(nb);
       // No ASSERT here: a rank leaving early would hang the others' collectives.
       EXPECT_EQ(r.eigenvalues.size(), std::size_t(k));
+      EXPECT_NEAR(r.frobenius_norm, frobenius, 1e-12 * frobenius) << where;
+      EXPECT_NEAR(r.trace, ref.trace, 1e-12 * std::abs(ref.trace)) << where;
       for (int j = 0; j < k; ++j) {
         EXPECT_NEAR(r.eigenvalues[j], ref.values[j], 1e-10 * ref.values[0]) << where;
         EXPECT_LT(r.residuals[j], residual_limit) << where;

@@ -134,6 +134,9 @@ TEST_P(MdsVsSerial, EigenvaluesEmbeddingsOnEveryGridAndBlocking) {
   const auto x = spread_points(n, d, 5);
   const auto dist = serial_distances(c.metric, x, n, d);
   const auto ref = serial_mds(dist, n, k);
+  double squares = 0;  // ||B||_F, which centering takes as it writes B
+  for (double v : serial_b(dist, n).a) squares += v * v;
+  const double frobenius = std::sqrt(squares);
   const std::string dir = test::scratch_dir(world, "mds_vs_serial");
   auto file = c.points
                   ? io::open_matrix_file(world, test::write_bin(world, dir, "x.bin", x), {n, d})
@@ -156,6 +159,7 @@ TEST_P(MdsVsSerial, EigenvaluesEmbeddingsOnEveryGridAndBlocking) {
           "grid " + std::to_string(p) + "x" + std::to_string(q) + " nb " + std::to_string(nb);
       // No ASSERT: a rank leaving early would hang the others' collectives.
       EXPECT_EQ(r.eigenvalues.size(), std::size_t(k)) << where;
+      EXPECT_NEAR(r.frobenius_norm, frobenius, 1e-12 * frobenius) << where;
       for (int j = 0; j < k && j < static_cast<int>(r.eigenvalues.size()); ++j) {
         EXPECT_NEAR(r.eigenvalues[j], ref.spectrum[j], 1e-10 * scale) << where;
         EXPECT_LT(r.residuals[j], 1e-12) << where;
