@@ -28,9 +28,9 @@ constexpr double kSafeHigh = 1e150, kSafeLow = 1e-150;
 constexpr int kChains = kSquareChains;
 
 template <class T>
-ColumnSquares column_pass(const T* column, int rows) {
+ColumnSquares column_pass(const T* column, std::int64_t rows) {
   double sum[kChains] = {}, top[kChains] = {};
-  int i = 0;
+  std::int64_t i = 0;
   for (; i + kChains <= rows; i += kChains)
     for (int c = 0; c < kChains; ++c) {
       const double v = column[i + c];
@@ -51,9 +51,9 @@ ColumnSquares column_pass(const T* column, int rows) {
 }
 
 template <class T>
-double scaled_sum_squares(const T* column, int rows, double inverse) {
+double scaled_sum_squares(const T* column, std::int64_t rows, double inverse) {
   double sum[kChains] = {};
-  int i = 0;
+  std::int64_t i = 0;
   for (; i + kChains <= rows; i += kChains)
     for (int c = 0; c < kChains; ++c) {
       const double v = column[i + c] * inverse;
@@ -151,6 +151,29 @@ std::string data_fingerprint(const DistMatrix& a) {
     }
   }
   return fingerprint_hex(a.grid().comm().sum_modular(sum));
+}
+
+double frobenius_norm(const Comm& comm, const double* values, std::int64_t count) {
+  // One run is one column of column_norms_of: squares summed plainly unless
+  // the largest entry over all ranks lies outside [kSafeLow, kSafeHigh].
+  const ColumnSquares pass = column_pass(values, count);
+  const double scale = comm.max(pass.largest);
+  const bool scaled = scale != 0 && !(scale >= kSafeLow && scale <= kSafeHigh);
+  const double local = scaled ? scaled_sum_squares(values, count, 1 / scale) : pass.sum_squares;
+  const double root = std::sqrt(comm.sum(local));
+  return scaled ? scale * root : root;
+}
+
+std::string data_fingerprint(const Comm& comm, const double* values, std::int64_t rows,
+                             std::int64_t first_row, std::int64_t cols) {
+  const auto count = static_cast<std::uint64_t>(rows) * static_cast<std::uint64_t>(cols);
+  const std::uint64_t local =
+      count == 0 ? 0
+                 : fingerprint_strided(values, count,
+                                       static_cast<std::uint64_t>(first_row) *
+                                           static_cast<std::uint64_t>(cols),
+                                       1);
+  return fingerprint_hex(comm.sum_modular(local));
 }
 
 }  // namespace kembed

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
+#include <utility>
 
 #include "kembed/core/error.hpp"
 #include "kembed/distribute/read_distributed.hpp"
@@ -12,6 +14,7 @@
 #include "kembed/linalg/reductions.hpp"
 #include "kembed/linalg/scalapack.hpp"
 #include "kembed/spectral/magnitude.hpp"
+#include "kembed/spectral/pca_rows.hpp"
 #include "kembed/spectral/sign_convention.hpp"
 #include "kembed/spectral/spectral_step.hpp"
 
@@ -111,11 +114,18 @@ ColumnStats column_stats(const DistMatrix& x, bool standardize, const std::strin
       squares[j] += (v - stats.mean[j]) * (v - stats.mean[j]);
     }
   }
+  finish_scales(comm, n, std::move(low), std::move(high), std::move(squares), source, stats);
+  return stats;
+}
+
+void finish_scales(const Comm& comm, std::int64_t n, std::vector<double> low,
+                   std::vector<double> high, std::vector<double> squares,
+                   const std::string& source, ColumnStats& stats) {
   comm.min_in_place(low);
   comm.max_in_place(high);
   comm.sum_in_place(squares);
   std::string error;
-  for (std::size_t j = 0; j < d; ++j) {
+  for (std::size_t j = 0; j < squares.size(); ++j) {
     stats.scale[j] = std::sqrt(squares[j] / static_cast<double>(n - 1));
     if (error.empty() && (low[j] == high[j] || !(stats.scale[j] > 0)))
       error = source + ": column " + std::to_string(j + 1) +
@@ -124,7 +134,6 @@ ColumnStats column_stats(const DistMatrix& x, bool standardize, const std::strin
               "column or run without --standardize";
   }
   agree(comm, error);
-  return stats;
 }
 
 void standardize_columns(DistMatrix& x, const std::vector<double>& mean,
@@ -173,19 +182,38 @@ PcaResult fit_pca(io::MatrixFile& file, const BlacsGrid& grid, const PcaSettings
   result.estimated_peak_bytes = memory.estimate;
   result.memory_limit_bytes = memory.limit;
 
+  // Tall data on one process column: row panels (pca_rows.hpp), no
+  // block-cyclic copy of X. Otherwise X block-cyclic on the grid.
+  const bool panels = !gram && uses_row_panels(grid, n, d);
+  std::optional<RowPanel> rows;
+  std::optional<DistMatrix> xc;
   timer.start("distribute");
-  DistMatrix xc(grid, n, d, nb, nb);
-  distribute::read_block_cyclic(file, xc);
-  check_pca_magnitude(xc, file.path());
-  result.data_fingerprint = data_fingerprint(xc);
+  if (panels)
+    rows = read_row_panel(file, grid);
+  else
+    distribute::read_block_cyclic(file, xc.emplace(grid, n, d, nb, nb));
+  // Values too large for the sums, and the fingerprint models keep.
+  timer.start("check");
+  if (panels) {
+    check_pca_magnitude(comm, rows->values.data(), rows->rows, rows->first, n, d, file.path());
+    result.data_fingerprint = data_fingerprint(comm, rows->values.data(), rows->rows, rows->first, d);
+  } else {
+    check_pca_magnitude(*xc, file.path());
+    result.data_fingerprint = data_fingerprint(*xc);
+  }
 
   timer.start("center");
-  ColumnStats stats = column_stats(xc, settings.standardize, file.path());
-  standardize_columns(xc, stats.mean, stats.scale);
+  ColumnStats stats = panels ? column_stats(*rows, comm, settings.standardize, file.path())
+                             : column_stats(*xc, settings.standardize, file.path());
+  if (panels)
+    standardize_columns(*rows, stats.mean, stats.scale);
+  else
+    standardize_columns(*xc, stats.mean, stats.scale);
   result.mean = std::move(stats.mean);
   result.scale = std::move(stats.scale);
   {
-    const double norm = frobenius_norm(xc);
+    const double norm = panels ? frobenius_norm(comm, rows->values.data(), rows->rows * d)
+                               : frobenius_norm(*xc);
     result.total_variance = norm * norm / static_cast<double>(n - 1);
   }
   if (!(result.total_variance > 0))
@@ -194,7 +222,10 @@ PcaResult fit_pca(io::MatrixFile& file, const BlacsGrid& grid, const PcaSettings
   timer.start(gram ? "gram" : "covariance");
   const std::int64_t m = gram ? n : d;
   DistMatrix s(grid, m, m, nb, nb);
-  form_scatter(xc, result.route, s);
+  if (panels)
+    scatter_matrix(*rows, 1.0 / static_cast<double>(n - 1), s);
+  else
+    form_scatter(*xc, result.route, s);
 
   SpectralRequest request{settings.components, settings.solver, settings.krylov};
   if (settings.variance > 0)
@@ -240,7 +271,7 @@ PcaResult fit_pca(io::MatrixFile& file, const BlacsGrid& grid, const PcaSettings
 
   const double n1 = static_cast<double>(n - 1);
   DistMatrix axes(grid, d, k, nb, nb);
-  DistMatrix z(grid, n, k, nb, nb);
+  std::optional<DistMatrix> embedding;
   if (gram) {
     // V has unit columns with G V = V diag(ev), G = Xc Xc^T / (n-1):
     // Z = V sqrt((n-1) ev) and U = Xc^T V / sqrt((n-1) ev).
@@ -249,15 +280,22 @@ PcaResult fit_pca(io::MatrixFile& file, const BlacsGrid& grid, const PcaSettings
       up[j] = std::sqrt(n1 * step.values[j]);
       down[j] = 1 / up[j];
     }
-    scalapack::gemm('T', 'N', 1.0, xc, step.vectors, 0.0, axes);
+    scalapack::gemm('T', 'N', 1.0, *xc, step.vectors, 0.0, axes);
     scale_columns(axes, down);
-    copy(step.vectors, 0, 0, n, k, z, 0, 0);
-    scale_columns(z, up);
+    embedding.emplace(grid, n, k, nb, nb);
+    copy(step.vectors, 0, 0, n, k, *embedding, 0, 0);
+    scale_columns(*embedding, up);
   } else {
     copy(step.vectors, 0, 0, d, k, axes, 0, 0);
-    scalapack::gemm('N', 'N', 1.0, xc, axes, 0.0, z);
-    scale_columns(axes, fix_signs(z));  // the axis follows its embedding column
+    if (panels) {
+      embedding = project_rows(*rows, axes, nb);
+    } else {
+      embedding.emplace(grid, n, k, nb, nb);
+      scalapack::gemm('N', 'N', 1.0, *xc, axes, 0.0, *embedding);
+    }
+    scale_columns(axes, fix_signs(*embedding));  // the axis follows its embedding column
   }
+  DistMatrix& z = *embedding;
   if (settings.whiten) {
     std::vector<double> inverse_std(k);
     for (int j = 0; j < k; ++j) inverse_std[j] = 1 / std::sqrt(step.values[j]);

@@ -1,5 +1,6 @@
 #pragma once
 /// @file Norms and traces of distributed matrices.
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,18 @@ double frobenius_norm(const SingleMatrix& a, const std::vector<ColumnSquares>& l
 /// Collective: the data fingerprint of the entries (kembed/core/data_fingerprint.hpp),
 /// as 16 hex digits on every rank; the same for any grid and block size.
 std::string data_fingerprint(const DistMatrix& a);
+
+/// Collective: the Frobenius norm of a matrix of which every rank holds a
+/// contiguous run of `count` values (row panels, say), with the scaling
+/// against overflow and underflow of frobenius_norm(a) applied to the run.
+double frobenius_norm(const Comm& comm, const double* values, std::int64_t count);
+
+/// Collective: the data fingerprint of a row-major matrix of `cols` columns
+/// of which every rank holds the contiguous rows [first_row, first_row +
+/// rows), as 16 hex digits on every rank; the same as data_fingerprint(a)
+/// of the matrix in any block-cyclic layout.
+std::string data_fingerprint(const Comm& comm, const double* values, std::int64_t rows,
+                             std::int64_t first_row, std::int64_t cols);
 
 /// Collective: Euclidean norm of every column (length a.cols(), on every rank).
 std::vector<double> column_norms(const DistMatrix& a);

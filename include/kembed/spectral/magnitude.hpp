@@ -18,4 +18,11 @@ double largest_pca_magnitude(std::int64_t n, std::int64_t d);
 /// largest_pca_magnitude(rows, cols), with its value: "values too large".
 void check_pca_magnitude(const DistMatrix& x, const std::string& source);
 
+/// Collective: the same check and message for n x d data of which every rank
+/// holds the contiguous row-major rows [first_row, first_row + rows) in
+/// `values` (row panels).
+void check_pca_magnitude(const Comm& comm, const double* values, std::int64_t rows,
+                         std::int64_t first_row, std::int64_t n, std::int64_t d,
+                         const std::string& source);
+
 }  // namespace kembed::spectral

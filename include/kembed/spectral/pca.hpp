@@ -3,8 +3,11 @@
 /// covariance or the Gram matrix -> solve -> select -> project.
 ///
 /// Two routes give the same embedding:
-///  - covariance (n >= d): C = Xc^T Xc / (n-1), d x d, by pdgemm over the
-///    distributed rows of Xc; top eigenvectors U_k; Z = Xc U_k.
+///  - covariance (n >= d): C = Xc^T Xc / (n-1), d x d; top eigenvectors
+///    U_k; Z = Xc U_k. On a grid of one process column (the default for
+///    tall data) X stays in the row panels it was read into (pca_rows.hpp):
+///    one dsyrk per rank and a reduction of d x d sums. On other grids X is
+///    block-cyclic and C comes from pdgemm.
 ///  - Gram (d > n): G = Xc Xc^T, n x n (the centered linear kernel of kernel
 ///    PCA); top eigenvectors V_k with eigenvalues s_j; Z = V_k S^{1/2} and
 ///    the axes U_k = Xc^T V_k S^{-1/2}.
@@ -103,6 +106,14 @@ struct ColumnStats {
 /// over the grid. A constant column under `standardize` is an agreed error
 /// naming the column (1-based, headers not counted) of `source`.
 ColumnStats column_stats(const DistMatrix& x, bool standardize, const std::string& source);
+
+/// Collective: the second half of column_stats for any layout: from every
+/// rank's per-column minimum, maximum and sum of squared deviations from the
+/// mean, sets stats.scale to the sample standard deviations (n-1); a constant
+/// column is the agreed error column_stats describes.
+void finish_scales(const Comm& comm, std::int64_t n, std::vector<double> low,
+                   std::vector<double> high, std::vector<double> squares,
+                   const std::string& source, ColumnStats& stats);
 
 /// Replaces every entry x_ij of `x` by (x_ij - mean_j) / scale_j. Local, no
 /// communication. @pre mean and scale have x.cols() entries
