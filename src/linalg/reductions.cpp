@@ -154,9 +154,13 @@ std::string data_fingerprint(const DistMatrix& a) {
 }
 
 double frobenius_norm(const Comm& comm, const double* values, std::int64_t count) {
+  return frobenius_norm(comm, values, count, column_pass(values, count));
+}
+
+double frobenius_norm(const Comm& comm, const double* values, std::int64_t count,
+                      const ColumnSquares& pass) {
   // One run is one column of column_norms_of: squares summed plainly unless
   // the largest entry over all ranks lies outside [kSafeLow, kSafeHigh].
-  const ColumnSquares pass = column_pass(values, count);
   const double scale = comm.max(pass.largest);
   const bool scaled = scale != 0 && !(scale >= kSafeLow && scale <= kSafeHigh);
   const double local = scaled ? scaled_sum_squares(values, count, 1 / scale) : pass.sum_squares;

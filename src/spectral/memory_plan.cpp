@@ -11,6 +11,7 @@
 #include "kembed/linalg/blacs_grid.hpp"
 #include "kembed/linalg/block_cyclic.hpp"
 #include "kembed/mpi/comm.hpp"
+#include "kembed/spectral/pca_rows.hpp"
 
 namespace kembed::spectral {
 
@@ -133,10 +134,12 @@ MemoryPlan plan_memory(const ProblemShape& s) {
     // residuals) rather than formed again.
     plan.items.push_back({"copy of the n x n matrix", local});
     // cross_product's local path (whole rows or columns per rank): the m x m
-    // partial sum and its packed copy for the reduce-scatter.
+    // partial sum and its packed copy for the reduce-scatter; PCA's row
+    // panels (pca_rows.hpp) hold the d x d sums and the reduction's buffer.
     const std::int64_t ranks = std::int64_t{s.nprow} * s.npcol;
     const bool local_path =
-        (s.npcol == 1 && s.n == s.data_cols && s.data_cols * ranks <= s.data_rows) ||
+        (s.npcol == 1 && s.n == s.data_cols &&
+         (s.data_cols <= kRowPanelMaxCols || s.data_cols * ranks <= s.data_rows)) ||
         (s.nprow == 1 && s.n == s.data_rows && s.data_rows * ranks <= s.data_cols);
     if (local_path) plan.items.push_back({"cross-product partial sums", 2 * n * n * kDouble});
   }

@@ -205,17 +205,17 @@ PcaResult fit_pca(io::MatrixFile& file, const BlacsGrid& grid, const PcaSettings
   timer.start("center");
   ColumnStats stats = panels ? column_stats(*rows, comm, settings.standardize, file.path())
                              : column_stats(*xc, settings.standardize, file.path());
-  if (panels)
-    standardize_columns(*rows, stats.mean, stats.scale);
-  else
+  double norm = 0;
+  if (panels) {
+    const ColumnSquares written = standardize_columns(*rows, stats.mean, stats.scale);
+    norm = frobenius_norm(comm, rows->values.data(), rows->rows * d, written);
+  } else {
     standardize_columns(*xc, stats.mean, stats.scale);
+    norm = frobenius_norm(*xc);
+  }
   result.mean = std::move(stats.mean);
   result.scale = std::move(stats.scale);
-  {
-    const double norm = panels ? frobenius_norm(comm, rows->values.data(), rows->rows * d)
-                               : frobenius_norm(*xc);
-    result.total_variance = norm * norm / static_cast<double>(n - 1);
-  }
+  result.total_variance = norm * norm / static_cast<double>(n - 1);
   if (!(result.total_variance > 0))
     agree(comm, file.path() + ": every column is constant; there is no variance to analyse");
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <limits>
 
 #include "kembed/linalg/lapack.hpp"
@@ -62,15 +63,27 @@ ColumnStats column_stats(const RowPanel& x, const Comm& comm, bool standardize,
   return stats;
 }
 
-void standardize_columns(RowPanel& x, const std::vector<double>& mean,
-                         const std::vector<double>& scale) {
+ColumnSquares standardize_columns(RowPanel& x, const std::vector<double>& mean,
+                                  const std::vector<double>& scale) {
   const auto d = static_cast<std::size_t>(x.d);
-  std::vector<double> inverse(d);
+  std::vector<double> inverse(d), squares(d, 0.0), largest(d, 0.0);
   for (std::size_t j = 0; j < d; ++j) inverse[j] = 1 / scale[j];
+  // Per column accumulators again, so the loop over a row vectorizes.
   for (std::int64_t i = 0; i < x.rows; ++i) {
     double* row = x.values.data() + i * x.d;
-    for (std::size_t j = 0; j < d; ++j) row[j] = (row[j] - mean[j]) * inverse[j];
+    for (std::size_t j = 0; j < d; ++j) {
+      const double v = (row[j] - mean[j]) * inverse[j];
+      row[j] = v;
+      squares[j] += v * v;
+      largest[j] = std::max(largest[j], std::abs(v));
+    }
   }
+  ColumnSquares written;
+  for (std::size_t j = 0; j < d; ++j) {
+    written.sum_squares += squares[j];
+    written.largest = std::max(written.largest, largest[j]);
+  }
+  return written;
 }
 
 void scatter_matrix(const RowPanel& x, double alpha, DistMatrix& c) {

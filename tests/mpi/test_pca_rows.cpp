@@ -1,7 +1,7 @@
 // PCA's row panels (pca_rows.hpp) against the block-cyclic layout: the
 // reductions over contiguous runs give the block-cyclic results (the data
 // fingerprint bit for bit, the Frobenius norm to rounding, also where it must
-// scale), and a fit on a P x 1 grid (row panels) gives the fit on a 1 x P
+// scale, also from the squares centering takes as it writes), and a fit on a P x 1 grid (row panels) gives the fit on a 1 x P
 // grid (X block-cyclic, pdgemm), including panels that are short or empty.
 #include <gtest/gtest.h>
 
@@ -56,6 +56,14 @@ TEST(PcaRows, RunReductionsMatchTheBlockCyclicOnes) {
       for (std::int64_t t = first * d; t < end * d; ++t) run.push_back(scale * x[std::size_t(t)]);
       const double norm = frobenius_norm(world, run.data(), std::int64_t(run.size()));
       EXPECT_NEAR(norm, reference, 1e-14 * reference) << "scale " << scale;
+      // Centering's pass (here with mean 0, scale 1) hands its squares on:
+      // the same norm, and the run rescaled only where it must be.
+      RowPanel panel{n, d, 1, first, end - first, run};
+      const ColumnSquares written =
+          standardize_columns(panel, std::vector<double>(d, 0.0), std::vector<double>(d, 1.0));
+      EXPECT_TRUE(all_ranks(world, panel.values == run));
+      const double fused = frobenius_norm(world, run.data(), std::int64_t(run.size()), written);
+      EXPECT_NEAR(fused, reference, 1e-14 * reference) << "scale " << scale;
       const std::string fingerprint = data_fingerprint(world, run.data(), end - first, first, d);
       for (auto [pr, pc] : test::grid_shapes(p)) {
         BlacsGrid grid(world, pr, pc);

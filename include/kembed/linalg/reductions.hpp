@@ -43,6 +43,12 @@ std::string data_fingerprint(const DistMatrix& a);
 /// contiguous run of `count` values (row panels, say), with the scaling
 /// against overflow and underflow of frobenius_norm(a) applied to the run.
 double frobenius_norm(const Comm& comm, const double* values, std::int64_t count);
+/// The same from this rank's sum of squares and largest magnitude of its run,
+/// taken by the caller's pass as it wrote the values; the run is read again
+/// only when the largest magnitude over all ranks is too large or too small
+/// to square safely.
+double frobenius_norm(const Comm& comm, const double* values, std::int64_t count,
+                      const ColumnSquares& local);
 
 /// Collective: the data fingerprint of a row-major matrix of `cols` columns
 /// of which every rank holds the contiguous rows [first_row, first_row +

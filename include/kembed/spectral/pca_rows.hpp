@@ -12,6 +12,7 @@
 #include "kembed/io/matrix_file.hpp"
 #include "kembed/linalg/blacs_grid.hpp"
 #include "kembed/linalg/dist_matrix.hpp"
+#include "kembed/linalg/reductions.hpp"
 #include "kembed/spectral/pca.hpp"
 
 namespace kembed::spectral {
@@ -45,9 +46,11 @@ RowPanel read_row_panel(io::MatrixFile& file, const BlacsGrid& grid);
 ColumnStats column_stats(const RowPanel& x, const Comm& comm, bool standardize,
                          const std::string& source);
 
-/// Replaces every entry x_ij by (x_ij - mean_j) / scale_j. Local.
-void standardize_columns(RowPanel& x, const std::vector<double>& mean,
-                         const std::vector<double>& scale);
+/// Replaces every entry x_ij by (x_ij - mean_j) / scale_j. Local. Returns
+/// the sum of squares and the largest magnitude of what it wrote, for
+/// frobenius_norm(comm, values, count, local) without another pass.
+ColumnSquares standardize_columns(RowPanel& x, const std::vector<double>& mean,
+                                  const std::vector<double>& scale);
 
 /// Collective: C = alpha X^T X of the data in the panels, written into the
 /// d x d `c` on the panels' grid (any blocking): one dsyrk per rank and one
