@@ -2,7 +2,9 @@
 # Input and output rates of kembed (issue 13), beside the streaming bandwidth
 # of the same machine measured in the same run: reading an n x d matrix from
 # .npy, .h5 and CSV (the read + distribute phases of `kembed pca`), and
-# writing the n x k embedding as csv, npy and h5 (its write phase).
+# writing the n x k embedding as csv, npy and h5 (its write phase), each the
+# best of --repeat runs; the check phase (magnitude check and fingerprint of
+# what was read) is shown beside the read.
 #
 #   bench/io.sh [--n 1000000] [--d 64] [--k 10] [--ranks 2] [--kernel-n 8000]
 #               [--repeat 3] [--baseline BENCH_BINARY] [--dir DIR] [--keep]
@@ -59,13 +61,15 @@ mv "$dir/csv-source/embedding.csv" "$dir/X.csv"
 rm -rf "$dir/csv-source"
 
 for f in $formats; do
-  echo "kembed pca --input X.$f -k $k --output-format $f ($ranks ranks) ..."
-  run pca --input "$dir/X.$f" -k "$k" --output-format "$f" --output-dir "$dir/out-$f" --quiet
+  echo "kembed pca --input X.$f -k $k --output-format $f ($ranks ranks, $repeat runs) ..."
+  for r in $(seq "$repeat"); do
+    run pca --input "$dir/X.$f" -k "$k" --output-format "$f" --output-dir "$dir/out-$f-$r" --quiet
+  done
 done
 
-python3 - "$dir" "$formats" "$n" "$d" "$k" "$ranks" <<'PY'
+python3 - "$dir" "$formats" "$n" "$d" "$k" "$ranks" "$repeat" <<'PY'
 import json, os, sys, time
-dir, formats, n, d, k, ranks = sys.argv[1], sys.argv[2].split(), *map(int, sys.argv[3:])
+dir, formats, n, d, k, ranks, repeat = sys.argv[1], sys.argv[2].split(), *map(int, sys.argv[3:])
 def stream(path):
     """Seconds of one sequential read of `path` (page cache warm), best of 3."""
     buf = bytearray(16 << 20)
@@ -80,19 +84,28 @@ def stream(path):
 x_npy = os.path.join(dir, "X.npy")
 bandwidth = os.path.getsize(x_npy) / stream(x_npy)
 print(f"\nn = {n}, d = {d}, k = {k}, {ranks} ranks; streaming read bandwidth {bandwidth / 1e9:.2f} GB/s\n")
-print("| format | read s | input bytes | read GB/s | of streaming | write s | embedding bytes | write GB/s | of streaming |")
-print("|---|---|---|---|---|---|---|---|---|")
+print("| format | read s | input bytes | read GB/s | of streaming | check s | write s | embedding bytes | write GB/s | of streaming |")
+print("|---|---|---|---|---|---|---|---|---|---|")
 for f in formats:
-    out = os.path.join(dir, "out-" + f)
-    times = json.load(open(os.path.join(out, "run.json")))["time_seconds"]
-    read = times.get("read", 0) + times.get("distribute", 0)
+    runs = []
+    for r in range(1, repeat + 1):
+        out = os.path.join(dir, f"out-{f}-{r}")
+        runs.append((json.load(open(os.path.join(out, "run.json")))["time_seconds"], out))
+    def best(phase):
+        return min(runs, key=lambda run: phase(run[0]))
+    read_of = lambda t: t.get("read", 0) + t.get("distribute", 0)
+    read = read_of(best(read_of)[0])
+    check = min(t.get("check", 0) for t, _ in runs)
+    times, out = best(lambda t: t.get("write", 0))
     write = times.get("write", 0)
     size_in = os.path.getsize(os.path.join(dir, "X." + f))
     size_out = os.path.getsize(os.path.join(out, "embedding." + f))
     print(f"| {f} | {read:.3f} | {size_in} | {size_in / read / 1e9:.3f} | {100 * size_in / read / bandwidth:.1f}% "
-          f"| {write:.3f} | {size_out} | {size_out / write / 1e9:.3f} | {100 * size_out / write / bandwidth:.1f}% |")
-print("\n(read s: the read and distribute phases of run.json, maximum over ranks; write s: its write "
-      "phase, which also writes and syncs the small eigenvalues.csv and components.csv)")
+          f"| {check:.3f} | {write:.3f} | {size_out} | {size_out / write / 1e9:.3f} | {100 * size_out / write / bandwidth:.1f}% |")
+print(f"\n(each column the best of {repeat} runs; read s: the read and distribute phases of run.json, "
+      "maximum over ranks; check s: its check phase, the magnitude check and data fingerprint of "
+      "what was read; write s: its write phase, which also writes and syncs the small "
+      "eigenvalues.csv and components.csv)")
 PY
 
 if [ -x "$bench_io" ]; then

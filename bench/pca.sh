@@ -82,21 +82,21 @@ path, ranks, n, d, k = sys.argv[1], int(sys.argv[2]), *map(int, sys.argv[3:])
 sk = json.load(open(path + "/sklearn.json"))
 print(f"\nkembed pca, {n} x {d} .npy, k = {k}, .npy output, {ranks} ranks; "
       f"best of runs, wall clock of mpirun")
-print("\n| run | grid | total (s) | distribute | center | covariance | solve | residual "
+print("\n| run | grid | total (s) | distribute | check | center | covariance | solve | residual "
       "| project | write | model | vs sklearn full | vs randomized |")
-print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 for grid in ("default", f"1x{ranks}"):
     t = float(open(f"{path}/time-{grid}").read())
     rep = json.load(open(f"{path}/best-{grid}.json"))
     phases = rep["time_seconds"]  # per phase, max over ranks
     g = rep["grid"]
     cells = [f"{phases.get(p, float('nan')):.2f}" for p in
-             ("distribute", "center", "covariance", "solve", "residual", "project", "write",
+             ("distribute", "check", "center", "covariance", "solve", "residual", "project", "write",
               "model")]
     print(f"| kembed | {g['nprow']}x{g['npcol']} | {t:.2f} | " + " | ".join(cells) +
           f" | {sk['full'] / t:.1f}x | {sk['randomized'] / t:.1f}x |")
-print(f"| scikit-learn PCA full SVD (2 threads) | - | {sk['full']:.2f} | | | | | | | | | | |")
-print(f"| scikit-learn PCA randomized (2 threads) | - | {sk['randomized']:.2f} | | | | | | | | | | |")
+print(f"| scikit-learn PCA full SVD (2 threads) | - | {sk['full']:.2f} | | | | | | | | | | | |")
+print(f"| scikit-learn PCA randomized (2 threads) | - | {sk['randomized']:.2f} | | | | | | | | | | | |")
 kem = np.array(json.load(open(f"{path}/best-default.json"))["eigenvalues"])
 ref = np.array(sk["full_variances"])
 print(f"\nlargest relative eigenvalue difference against scikit-learn's full SVD: "
