@@ -2,7 +2,10 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
+#include <limits>
 
 namespace kembed::test {
 
@@ -10,6 +13,18 @@ bool all_ranks(const Comm& comm, bool ok) {
   int mine = ok ? 1 : 0, all = 0;
   MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm.get());
   return all == 1;
+}
+
+double max_abs_diff(const std::vector<double>& a, const std::vector<double>& b) {
+  const double none = std::numeric_limits<double>::infinity();
+  if (a.size() != b.size()) return none;
+  double worst = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const double diff = std::abs(a[i] - b[i]);
+    if (std::isnan(diff)) return none;
+    worst = std::max(worst, diff);
+  }
+  return worst;
 }
 
 std::vector<std::pair<int, int>> grid_shapes(int p) {

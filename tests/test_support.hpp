@@ -15,6 +15,10 @@ namespace kembed::test {
 /// rank's failure fails the test everywhere: EXPECT_TRUE(all_ranks(comm, ok)).
 bool all_ranks(const Comm& comm, bool ok);
 
+/// Largest |a_i - b_i|; infinity when the sizes differ or a difference is
+/// NaN, so that a NaN never passes a tolerance.
+double max_abs_diff(const std::vector<double>& a, const std::vector<double>& b);
+
 /// Every P x Q process grid with P * Q == p (1 x p, ..., p x 1).
 std::vector<std::pair<int, int>> grid_shapes(int p);
 

@@ -20,6 +20,7 @@ using kembed::test::grid_shapes;
 
 using namespace kembed;
 using namespace kembed::spectral;
+using kembed::test::max_abs_diff;
 
 namespace {
 
@@ -92,13 +93,6 @@ SerialCa serial_ca(const std::vector<double>& n_ij, int rows, int cols, int k) {
       ref.gamma[std::size_t(j) * k + t] = sign * vt[std::size_t(j) * m + t] / std::sqrt(ref.c[j]);
   }
   return ref;
-}
-
-double max_abs_diff(const std::vector<double>& a, const std::vector<double>& b) {
-  if (a.size() != b.size()) return INFINITY;
-  double m = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) m = std::max(m, std::abs(a[i] - b[i]));
-  return m;
 }
 
 // The row-major table as a DistMatrix on `grid`.

@@ -20,6 +20,7 @@ using kembed::test::grid_shapes;
 using namespace kembed;
 using namespace kembed::spectral;
 using namespace kembed::kernel;
+using kembed::test::max_abs_diff;
 
 namespace {
 
@@ -97,13 +98,6 @@ Reference serial_mds(const std::vector<double>& dist, int n, int k) {
       ref.embedding[std::size_t(i) * k + j] =
           v[std::size_t(j) * n + i] * std::sqrt(ref.spectrum[j]);
   return ref;
-}
-
-double max_abs_diff(const std::vector<double>& a, const std::vector<double>& b) {
-  if (a.size() != b.size()) return std::numeric_limits<double>::infinity();
-  double worst = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) worst = std::max(worst, std::abs(a[i] - b[i]));
-  return worst;
 }
 
 // The agreed message of fit_mds, or "" when it succeeds.

@@ -20,6 +20,7 @@ using namespace kembed::kernel;
 using kembed::test::all_ranks;
 using kembed::test::caught;
 using kembed::test::grid_shapes;
+using kembed::test::max_abs_diff;
 
 namespace {
 
@@ -57,13 +58,6 @@ double squared_difference(const std::vector<double>& x, int d, int i, int j) {
     s += u * u;
   }
   return s;
-}
-
-double max_abs_diff(const std::vector<double>& a, const std::vector<double>& b) {
-  double m = a.size() == b.size() ? 0 : INFINITY;
-  for (std::size_t i = 0; i < a.size() && i < b.size(); ++i)
-    m = std::max(m, std::abs(a[i] - b[i]));
-  return std::isnan(m) ? INFINITY : m;
 }
 
 // Runs `fill` on every grid shape and block size; on rank 0 returns the

@@ -20,15 +20,9 @@ using kembed::test::grid_shapes;
 using namespace kembed;
 using namespace kembed::spectral;
 using namespace kembed::kernel;
+using kembed::test::max_abs_diff;
 
 namespace {
-
-double max_abs_diff(const std::vector<double>& a, const std::vector<double>& b) {
-  if (a.size() != b.size()) return INFINITY;
-  double m = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) m = std::max(m, std::abs(a[i] - b[i]));
-  return m;
-}
 
 // Row-major n x d data with unequal column scales and non-zero means.
 std::vector<double> skewed_data(int n, int d, unsigned seed) {

@@ -18,15 +18,9 @@
 using namespace kembed;
 using namespace kembed::spectral;
 using kembed::test::all_ranks;
+using kembed::test::max_abs_diff;
 
 namespace {
-
-double max_abs_diff(const std::vector<double>& a, const std::vector<double>& b) {
-  if (a.size() != b.size()) return INFINITY;
-  double m = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) m = std::max(m, std::abs(a[i] - b[i]));
-  return m;
-}
 
 // Row-major data with unequal column scales, non-zero means and correlation.
 std::vector<double> tall_data(int n, int d, unsigned seed) {
