@@ -226,11 +226,11 @@ GridPreference pca_grid(PcaRoute route, std::int64_t n, std::int64_t d) {
 }
 
 Projection project_pca(const io::Model& model, io::MatrixFile& points, const BlacsGrid& grid,
-                       int block_size) {
+                       int /*block_size: the points are read in row panels*/) {
   const Comm& comm = grid.comm();
   const PcaProjection p = read_pca_projection(model, comm);
   auto components = model.large(comm, "components");
-  return {p.k, pca_transform(p, *components, points, grid, block_size)};
+  return {p.k, pca_transform(p, *components, points, comm)};
 }
 
 }  // namespace kembed::app

@@ -11,6 +11,7 @@
 #include "kembed/io/format_double.hpp"
 #include "kembed/kernel/assemble.hpp"
 #include "kembed/linalg/cross_product.hpp"
+#include "kembed/linalg/lapack.hpp"
 #include "kembed/linalg/reductions.hpp"
 #include "kembed/linalg/scalapack.hpp"
 #include "kembed/spectral/magnitude.hpp"
@@ -322,8 +323,7 @@ std::string model_shape_error(const PcaProjection& model, const io::MatrixFile& 
 }
 
 std::vector<double> pca_transform(const PcaProjection& model, io::MatrixFile& components,
-                                  io::MatrixFile& points, const BlacsGrid& grid, int block_size) {
-  const Comm& comm = grid.comm();
+                                  io::MatrixFile& points, const Comm& comm) {
   std::string error;
   if (points.cols() != model.d)
     error = points.path() + ": has " + std::to_string(points.cols()) +
@@ -332,22 +332,32 @@ std::vector<double> pca_transform(const PcaProjection& model, io::MatrixFile& co
     error = model_shape_error(model, components);
   agree(comm, error);
 
-  const int nb = block_size;
-  const std::int64_t m = points.rows();
-  DistMatrix y(grid, m, model.d, nb, nb);
-  distribute::read_block_cyclic(points, y);
+  const std::vector<double> axes = components.read_rows({{0, components.rows()}});
+  // Rows [first, end) of the points on this rank, centered and scaled as in
+  // the fit (the panels of pca_rows.hpp, one per rank).
+  const std::int64_t m = points.rows(), d = model.d;
+  const int k = model.k, p = comm.size(), r = comm.rank();
+  const std::int64_t first = m * r / p, end = m * (r + 1) / p;
+  RowPanel y{m, d, 1, first, end - first, {}};
+  y.values = points.read_rows(end > first ? std::vector<io::RowRange>{{first, end}}
+                                          : std::vector<io::RowRange>{});
   standardize_columns(y, model.mean, model.scale);
-  // Format 2 holds U_k^T (k x d), format 1 U_k (d x k): pdgemm transposes.
-  DistMatrix u(grid, components.rows(), components.cols(), nb, nb);
-  distribute::read_block_cyclic(components, u);
-  DistMatrix z(grid, m, model.k, nb, nb);
-  scalapack::gemm('N', model.axes_as_rows ? 'T' : 'N', 1.0, y, u, 0.0, z);
+  // The row-major rows are Y^T column-major (d x rows), and Z^T (k x rows,
+  // column-major) is the row-major Z: Z^T = U^T Y^T. Format 2 stores U^T
+  // row-major (k x d), which is U column-major; format 1 stores U row-major
+  // (d x k), which is U^T column-major.
+  std::vector<double> z(std::size_t(k) * std::size_t(y.rows));
+  if (y.rows > 0)
+    lapack::gemm(model.axes_as_rows ? 'T' : 'N', 'N', k, static_cast<int>(y.rows),
+                 static_cast<int>(d), 1.0, axes.data(), model.axes_as_rows ? int(d) : k,
+                 y.values.data(), static_cast<int>(d), 0.0, z.data(), k);
   if (model.whiten) {
-    std::vector<double> inverse_std(model.k);
-    for (int j = 0; j < model.k; ++j) inverse_std[j] = 1 / std::sqrt(model.explained_variance[j]);
-    scale_columns(z, inverse_std);
+    std::vector<double> inverse_std(k);
+    for (int j = 0; j < k; ++j) inverse_std[j] = 1 / std::sqrt(model.explained_variance[j]);
+    for (std::int64_t i = 0; i < y.rows; ++i)
+      for (int j = 0; j < k; ++j) z[std::size_t(i) * k + j] *= inverse_std[j];
   }
-  return row_major_on_root(z);
+  return comm.gatherv(z);
 }
 
 }  // namespace kembed::spectral

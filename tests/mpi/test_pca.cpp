@@ -366,13 +366,28 @@ TEST(Pca, TransformOfTrainingPointsReproducesTheFit) {
       PhaseTimer timer;
       const PcaResult r = fit_pca(*file, grid, settings, timer);
       const std::vector<double> fitted = row_major_on_root(*r.embedding);
-      auto axes =
-          io::open_matrix_file(world, test::write_bin(world, dir, "u.bin", r.components), {d, k});
-      const PcaProjection model{d, k, r.mean, r.scale, r.explained_variance, flags};
-      for (int nb : {3, 64}) {
-        const auto z = pca_transform(model, *axes, *file, grid, nb);
+      // The axes as model format 1 stores them (d x k) and as format 2 (k x d).
+      std::vector<double> rows_of_axes(r.components.size());
+      for (int t = 0; t < d && world.is_root(); ++t)
+        for (int j = 0; j < k; ++j) rows_of_axes[std::size_t(j) * d + t] = r.components[t * k + j];
+      for (bool as_rows : {false, true}) {
+        auto axes = io::open_matrix_file(
+            world, test::write_bin(world, dir, "u.bin", as_rows ? rows_of_axes : r.components),
+            {as_rows ? k : d, as_rows ? d : k});
+        const PcaProjection model{d, k, r.mean, r.scale, r.explained_variance, flags, as_rows};
+        const auto z = pca_transform(model, *axes, *file, world);
         if (world.is_root()) {
-          EXPECT_LT(max_abs_diff(z, fitted), 1e-10);
+          EXPECT_LT(max_abs_diff(z, fitted), 1e-10) << (as_rows ? "k x d" : "d x k") << " axes";
+        } else {
+          EXPECT_TRUE(z.empty());
+        }
+        // Fewer points than ranks: some ranks project no rows.
+        const std::vector<double> three(x.begin(), x.begin() + 3 * d);
+        auto few = io::open_matrix_file(world, test::write_bin(world, dir, "y.bin", three), {3, d});
+        const auto z3 = pca_transform(model, *axes, *few, world);
+        if (world.is_root()) {
+          const std::vector<double> want(fitted.begin(), fitted.begin() + 3 * k);
+          EXPECT_LT(max_abs_diff(z3, want), 1e-10) << "3 points";
         }
       }
     }

@@ -139,11 +139,12 @@ std::string model_shape_error(const PcaProjection& model, const io::MatrixFile& 
 
 /// Collective: the m x k embedding (row-major, rank 0 only) of the m new
 /// points in `points`: Z* = ((Y - mean) / scale) U_k, divided column-wise by
-/// sqrt(explained variance) when whitened. Y and the axes (`components`,
-/// k x d = U_k^T, or d x k = U_k when !axes_as_rows) are read
-/// block-cyclically and multiplied with pdgemm. A wrong feature count is an
-/// agreed error.
+/// sqrt(explained variance) when whitened. Every rank reads the small axes
+/// (`components`, k x d = U_k^T, or d x k = U_k when !axes_as_rows) and one
+/// contiguous block of the points, projects its rows with one dgemm, and
+/// rank 0 gathers the rows in order. A wrong feature count is an agreed
+/// error.
 std::vector<double> pca_transform(const PcaProjection& model, io::MatrixFile& components,
-                                  io::MatrixFile& points, const BlacsGrid& grid, int block_size);
+                                  io::MatrixFile& points, const Comm& comm);
 
 }  // namespace kembed::spectral
