@@ -2,9 +2,10 @@
 /// @file PCA's covariance route on row panels: for tall data on a grid of one
 /// process column, every process row keeps its contiguous rows of X as they
 /// were read (row-major, which is X^T column-major), so there is no
-/// block-cyclic copy. Centering is one pass over those rows, this rank's part
-/// of Xc^T Xc is one dsyrk on them, only the d x d matrix is reduced, and the
-/// embedding rows Xc U_k are formed where the rows are.
+/// block-cyclic copy. Centering reads the rows for their means and then
+/// rewrites them once, summing the squares of the Frobenius norm as it goes;
+/// this rank's part of Xc^T Xc is one dsyrk on them, only the d x d matrix is
+/// reduced, and the embedding rows Xc U_k are formed where the rows are.
 #include <cstdint>
 #include <string>
 #include <vector>
