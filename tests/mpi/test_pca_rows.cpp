@@ -111,3 +111,19 @@ TEST(PcaRows, PanelFitMatchesTheBlockCyclicFit) {
     }
   }
 }
+
+TEST(PcaRows, MemoryPlanCountsThePanelsSums) {
+  // 3000 x 2000 on 2 x 1: the panels hold the 2000 x 2000 sums (the
+  // block-cyclic local path would not, since 2 d > n); 2100 columns take the
+  // block-cyclic route, whose pdgemm keeps no such sums.
+  PcaSettings settings;
+  settings.components = 3;
+  auto sums = [&](std::int64_t d) {
+    double bytes = 0;
+    for (const auto& item : plan_memory(pca_problem_shape(3000, d, settings, 2, 1)).items)
+      if (item.first == "cross-product partial sums") bytes = item.second;
+    return bytes;
+  };
+  EXPECT_GE(sums(kRowPanelMaxCols - 48), 8.0 * (kRowPanelMaxCols - 48) * (kRowPanelMaxCols - 48));
+  EXPECT_EQ(sums(kRowPanelMaxCols + 52), 0.0);
+}
