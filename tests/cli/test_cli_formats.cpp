@@ -3,6 +3,7 @@
 // HDF5 datasets (written here through the HDF5 C API) give the same
 // embedding as the equivalent .npy, and bad datasets fail on every rank.
 #include "cli/cli_support.hpp"
+#include "rounded_to_float.hpp"
 
 #ifdef KEMBED_TEST_HDF5
 #include <hdf5.h>
@@ -211,7 +212,7 @@ TEST(FormatsCli, Hdf5InputGivesTheNpyEmbedding) {
   const fs::path dir = scratch_dir("h5_input");
   Matrix x = skewed_cloud(45, 9);
   // Values a float32 holds exactly, so every file stores the same matrix.
-  for (double& v : x.v) v = static_cast<float>(v);
+  x.v = kembed::test::rounded_to_float(x.v);
   write_file(dir / "x.npy", npy_header(x.rows, x.cols) + raw_doubles(x));
   write_h5(dir / "f64.h5", "/data/X", x, false, false);
   write_h5(dir / "f32.hdf5", "/X", x, true, true);

@@ -22,6 +22,7 @@
 #include "kembed/io/matrix_file.hpp"
 #include "kembed/io/model.hpp"
 #include "kembed/mpi/comm.hpp"
+#include "rounded_to_float.hpp"
 #include "test_support.hpp"
 
 using namespace kembed;
@@ -62,8 +63,7 @@ TEST(DataCopy, EveryRankWritesItsRowsAndTheFingerprintIsTheSerialOne) {
   std::vector<double> a(static_cast<std::size_t>(m * n));
   for (double& v : a) v = normal(gen);
   // float32 source: the fingerprint is of the float64 values kembed reads.
-  std::vector<double> widened(a.size());
-  for (std::size_t i = 0; i < a.size(); ++i) widened[i] = static_cast<float>(a[i]);
+  const std::vector<double> widened = kembed::test::rounded_to_float(a);
   if (comm.is_root()) {
     std::ofstream(dir + "/a.bin", std::ios::binary)
         .write(reinterpret_cast<const char*>(a.data()), static_cast<std::streamsize>(a.size() * sizeof(double)));
