@@ -20,6 +20,11 @@ namespace {
 /// (MPI counts are ints).
 constexpr std::int64_t max_chunk_bytes = std::int64_t{1} << 30;
 
+/// Bytes of one read of a run of rows: small enough to stay in a core's
+/// cache for the check that follows it, large enough that the calls cost
+/// nothing (256 per 256 MB).
+constexpr std::int64_t piece_bytes = std::int64_t{1} << 20;
+
 /// Headers numpy writes are well under a kilobyte; anything huge is corrupt.
 constexpr std::int64_t max_npy_header_bytes = std::int64_t{1} << 20;
 
@@ -121,53 +126,57 @@ void BinaryMatrixFile::open_once() {
 std::vector<double> BinaryMatrixFile::read_rows(const std::vector<RowRange>& ranges) {
   const std::int64_t my_rows = total_rows(ranges);
   std::vector<double> values;
-  std::vector<float> singles;
   collectively(comm_, [&] {
     const std::string bad = check_row_ranges(ranges, rows_, path_);
     if (!bad.empty()) throw Error(bad);
     values = fresh_values(static_cast<std::size_t>(my_rows * cols_));
-    if (item_size_ == 4) singles.resize(values.size());
   });
   open_once();
-  char* target = item_size_ == 4 ? reinterpret_cast<char*>(singles.data()) : reinterpret_cast<char*>(values.data());
-  std::string error = read_ranges(ranges, target);
-  if (error.empty()) {
-    if (item_size_ == 4) {
-      std::copy(singles.begin(), singles.end(), values.begin());
-      singles = {};
-    }
-    const std::int64_t bad = first_non_finite(values.data(), static_cast<std::int64_t>(values.size()));
-    if (bad >= 0) error = non_finite_message(path_, global_row(ranges, bad / cols_), bad % cols_);
-  }
-  agree(comm_, error);
+  const Landed landed = read_ranges(ranges, values.data());
+  agree(comm_, !landed.error.empty() || landed.first_non_finite < 0
+                   ? landed.error
+                   : non_finite_message(path_, global_row(ranges, landed.first_non_finite / cols_),
+                                        landed.first_non_finite % cols_));
   return values;
 }
 
-std::string BinaryMatrixFile::read_ranges(const std::vector<RowRange>& ranges, char* out) {
-  // Independent reads, one per run of contiguous rows: a rank's rows are
-  // whole rows or blocks of rows, each a contiguous piece of the file that
-  // the file system streams at full speed. Collective two-phase I/O passes
-  // every byte through an aggregator's buffer and a second copy (on the
-  // 2-core development VM it read a block of rows per rank at 15-50% of the
-  // streaming bandwidth, these reads at 55-90%; bench/io.sh).
-  const std::int64_t row_bytes = cols_ * item_size_;
-  std::int64_t done = 0;
+BinaryMatrixFile::Landed BinaryMatrixFile::read_ranges(const std::vector<RowRange>& ranges, double* out) {
+  // Independent reads, one run of contiguous rows after another: a rank's
+  // rows are whole rows or blocks of rows, each a contiguous piece of the
+  // file that the file system streams at full speed. Collective two-phase
+  // I/O passes every byte through an aggregator's buffer and a second copy
+  // (on the 2-core development VM it read a block of rows per rank at 15-50%
+  // of the streaming bandwidth, these reads at 55-90%; bench/io.sh).
+  //
+  // Each run is read in pieces that fit the core's cache, and each piece is
+  // checked for non-finite values (and float32 widened) while it is still
+  // there: the check costs no pass over memory of its own, and float32 input
+  // needs no second buffer of the whole size. Reading stops at the first
+  // non-finite value.
+  const std::int64_t piece = piece_bytes / item_size_;  // values per read
+  std::vector<float> narrow(item_size_ == 4 ? static_cast<std::size_t>(piece) : 0);
+  std::int64_t done = 0;  // values of `out` filled
   for (std::size_t i = 0; i < ranges.size();) {
-    // Merge ranges that touch: one read instead of many for a rank whose
+    // Merge ranges that touch: one run instead of many for a rank whose
     // blocks follow one another.
     std::int64_t begin = ranges[i].begin, end = ranges[i].end;
     for (++i; i < ranges.size() && ranges[i].begin == end; ++i) end = ranges[i].end;
-    std::int64_t at = data_offset_ + begin * row_bytes;
-    const std::int64_t stop = data_offset_ + end * row_bytes;
-    for (; at < stop;) {
-      const int count = static_cast<int>(std::min(max_chunk_bytes, stop - at));
+    const std::int64_t first = done;
+    const std::int64_t stop = done + (end - begin) * cols_;
+    for (; done < stop;) {
+      const std::int64_t count = std::min(piece, stop - done);
+      const std::int64_t at = data_offset_ + (begin * cols_ + done - first) * item_size_;
+      void* into = item_size_ == 4 ? static_cast<void*>(narrow.data()) : static_cast<void*>(out + done);
+      const int bytes = static_cast<int>(count * item_size_);
       MPI_Status status;
-      const int rc = MPI_File_read_at(file_, static_cast<MPI_Offset>(at), out + done, count, MPI_BYTE, &status);
-      if (rc != MPI_SUCCESS) return "cannot read '" + path_ + "': " + mpi_error_text(rc);
+      const int rc = MPI_File_read_at(file_, static_cast<MPI_Offset>(at), into, bytes, MPI_BYTE, &status);
+      if (rc != MPI_SUCCESS) return {"cannot read '" + path_ + "': " + mpi_error_text(rc)};
       int got = 0;
       MPI_Get_count(&status, MPI_BYTE, &got);
-      if (got != count) return "cannot read '" + path_ + "': unexpected end of file";
-      at += count;
+      if (got != bytes) return {"cannot read '" + path_ + "': unexpected end of file"};
+      if (item_size_ == 4) std::copy(narrow.data(), narrow.data() + count, out + done);
+      const std::int64_t bad = first_non_finite(out + done, count);
+      if (bad >= 0) return {"", done + bad};
       done += count;
     }
   }
@@ -180,13 +189,11 @@ void BinaryMatrixFile::read_block_cyclic(const BlockCyclicLayout& layout, const 
     return;
   }
   open_once();
-  std::vector<float> singles;
+  // The exchange names the first non-finite entry in file order over all
+  // ranks itself; a read that stops at one leaves the rest of `out` unread,
+  // which the exchange then never hands on.
   const auto read = [&](const std::vector<RowRange>& ranges, std::vector<double>& out) {
-    if (item_size_ == 8) return read_ranges(ranges, reinterpret_cast<char*>(out.data()));
-    singles.resize(out.size());
-    const std::string error = read_ranges(ranges, reinterpret_cast<char*>(singles.data()));
-    std::copy(singles.begin(), singles.end(), out.begin());
-    return error;
+    return read_ranges(ranges, out.data()).error;
   };
   exchange_block_cyclic(comm_, path_, rows_, cols_, layout, read, sink);
 }

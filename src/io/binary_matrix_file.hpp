@@ -43,8 +43,15 @@ class BinaryMatrixFile final : public MatrixFile {
   BinaryMatrixFile(Comm comm, std::string path, const Layout& layout, std::string format);
   /// Collective: opens the file on the first read.
   void open_once();
-  /// Local: reads the bytes of `ranges` into `out`; "" or the error message.
-  std::string read_ranges(const std::vector<RowRange>& ranges, char* out);
+  /// What a local read left: an error message, or the index in `out` of the
+  /// first non-finite value (-1: none).
+  struct Landed {
+    std::string error;
+    std::int64_t first_non_finite = -1;
+  };
+  /// Local: reads the rows of `ranges` into `out` as float64, checking each
+  /// piece for non-finite values as it lands; stops at the first.
+  Landed read_ranges(const std::vector<RowRange>& ranges, double* out);
 
   Comm comm_;  ///< private duplicate of the opening communicator
   std::int64_t data_offset_ = 0;

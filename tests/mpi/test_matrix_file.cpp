@@ -16,6 +16,7 @@
 #include "kembed/core/error.hpp"
 #include "kembed/io/matrix_file.hpp"
 #include "kembed/mpi/comm.hpp"
+#include "rounded_to_float.hpp"
 #include "test_support.hpp"
 
 using kembed::Comm;
@@ -269,6 +270,43 @@ TEST_F(MatrixFileTest, InfInBin) {
   auto file = open_matrix_file(comm_, path, {n_rows, n_cols});
   const std::string message = error_of([&] { file->read_rows(request(comm_.rank() % 2 == 0 ? 0 : 3)); });
   EXPECT_TRUE(same_error_everywhere(comm_, message, path + ": row 37, column 5 (1-based): non-finite value"));
+}
+
+// Binary files are read in pieces of 1 MB, each checked (and float32 widened)
+// as it lands: a matrix of several pieces in both widths, rows that straddle
+// piece boundaries, and a non-finite value past a run's first piece.
+TEST_F(MatrixFileTest, ReadsSpanningManyPiecesKeepEveryValueAndNameTheBadOne) {
+  constexpr std::int64_t rows = 701, cols = 499;  // 1.4 MB as float32, 2.8 MB as float64
+  std::mt19937_64 gen(7);
+  std::uniform_real_distribution<double> uniform(-1e3, 1e3);
+  std::vector<double> a(static_cast<std::size_t>(rows * cols));
+  for (double& v : a) v = uniform(gen);
+  const std::vector<double> a_f4 = kembed::test::rounded_to_float(a);
+  const auto rows_of = [&](const std::vector<double>& m, const std::vector<RowRange>& ranges) {
+    std::vector<double> out;
+    for (const RowRange& r : ranges) out.insert(out.end(), m.begin() + r.begin * cols, m.begin() + r.end * cols);
+    return out;
+  };
+  // Rank r reads rows 3r to 600 and, separately, row 610 + r to the end.
+  const std::vector<RowRange> ranges = {{3 * comm_.rank(), 600}, {610 + comm_.rank(), rows}};
+  const std::string f8 = write("w.npy", npy_bytes("<f8", rows, cols, raw_bytes<double>(a)));
+  const std::string f4 = write("n.npy", npy_bytes("<f4", rows, cols, raw_bytes<float>(a)));
+  EXPECT_TRUE(all_ranks(comm_, open_matrix_file(comm_, f8)->read_rows(ranges) == rows_of(a, ranges)));
+  EXPECT_TRUE(all_ranks(comm_, open_matrix_file(comm_, f4)->read_rows(ranges) == rows_of(a_f4, ranges)));
+
+  // Row 650 (0-based) lies in a run's second piece as float32, its third as
+  // float64; the NaN after it is never read.
+  std::vector<double> bad = a;
+  bad[650 * cols + 17] = std::numeric_limits<double>::infinity();
+  bad[690 * cols + 3] = std::numeric_limits<double>::quiet_NaN();
+  for (const char* descr : {"<f8", "<f4"}) {
+    const std::string path = write(std::string(descr + 1) + "bad.npy",
+                                   descr[2] == '8' ? npy_bytes(descr, rows, cols, raw_bytes<double>(bad))
+                                                   : npy_bytes(descr, rows, cols, raw_bytes<float>(bad)));
+    auto file = open_matrix_file(comm_, path);
+    const std::string message = error_of([&] { file->read_rows({{comm_.rank(), rows}}); });
+    EXPECT_TRUE(same_error_everywhere(comm_, message, path + ": row 651, column 18 (1-based): non-finite value"));
+  }
 }
 
 TEST_F(MatrixFileTest, RaggedCsv) {
