@@ -156,16 +156,14 @@ BinaryMatrixFile::Landed BinaryMatrixFile::read_ranges(const std::vector<RowRang
   const std::int64_t piece = piece_bytes / item_size_;  // values per read
   std::vector<float> narrow(item_size_ == 4 ? static_cast<std::size_t>(piece) : 0);
   std::int64_t done = 0;  // values of `out` filled
-  for (std::size_t i = 0; i < ranges.size();) {
-    // Merge ranges that touch: one run instead of many for a rank whose
-    // blocks follow one another.
-    std::int64_t begin = ranges[i].begin, end = ranges[i].end;
-    for (++i; i < ranges.size() && ranges[i].begin == end; ++i) end = ranges[i].end;
+  // Ranges that touch are read as one run: a rank whose blocks follow one
+  // another reads them together.
+  for (const RowRange& run : contiguous_runs(ranges)) {
     const std::int64_t first = done;
-    const std::int64_t stop = done + (end - begin) * cols_;
+    const std::int64_t stop = done + run.size() * cols_;
     for (; done < stop;) {
       const std::int64_t count = std::min(piece, stop - done);
-      const std::int64_t at = data_offset_ + (begin * cols_ + done - first) * item_size_;
+      const std::int64_t at = data_offset_ + (run.begin * cols_ + done - first) * item_size_;
       void* into = item_size_ == 4 ? static_cast<void*>(narrow.data()) : static_cast<void*>(out + done);
       const int bytes = static_cast<int>(count * item_size_);
       MPI_Status status;

@@ -191,22 +191,27 @@ std::vector<double> Hdf5MatrixFile::read_rows(const std::vector<RowRange>& range
     const Handle file_space(H5Dget_space(set_), H5Sclose);
     const hsize_t length = static_cast<hsize_t>(std::max<std::int64_t>(my_rows * cols_, 1));
     const Handle memory_space(H5Screate_simple(1, &length, nullptr), H5Sclose);
-    if (ranges.empty()) {
+    // One regular hyperslab per group of equal, evenly spaced runs: HDF5
+    // builds a union of many blocks slowly (a block-cyclic panel of 10^6 rows
+    // read at a sixth of the .npy rate when each block was OR-ed in).
+    const std::vector<RegularRuns> groups = regular_groups(contiguous_runs(ranges));
+    if (groups.empty()) {
       H5Sselect_none(file_space.get());
       H5Sselect_none(memory_space.get());
     }
     H5S_seloper_t op = H5S_SELECT_SET;
-    for (const RowRange& r : ranges) {
-      if (r.end == r.begin) continue;
-      const hsize_t start[2] = {static_cast<hsize_t>(r.begin), 0};
-      const hsize_t count[2] = {static_cast<hsize_t>(r.end - r.begin), static_cast<hsize_t>(cols_)};
-      H5Sselect_hyperslab(file_space.get(), op, start, nullptr, count, nullptr);
+    bool selected = true;
+    for (const RegularRuns& g : groups) {
+      const hsize_t start[2] = {static_cast<hsize_t>(g.first), 0};
+      const hsize_t stride[2] = {static_cast<hsize_t>(g.stride), 1};
+      const hsize_t count[2] = {static_cast<hsize_t>(g.count), 1};
+      const hsize_t block[2] = {static_cast<hsize_t>(g.length), static_cast<hsize_t>(cols_)};
+      selected = selected && H5Sselect_hyperslab(file_space.get(), op, start, stride, count, block) >= 0;
       op = H5S_SELECT_OR;
     }
-    if (!ranges.empty() && op == H5S_SELECT_SET) {  // only empty ranges
-      H5Sselect_none(file_space.get());
-      H5Sselect_none(memory_space.get());
-    }
+    // The read is collective: a rank whose selection failed must not leave
+    // the others waiting in it.
+    agree(comm_, selected ? "" : path_ + ", dataset " + dataset_ + ": cannot select the requested rows");
     const Handle dxpl = collective_transfer();
     rc = H5Dread(set_, H5T_NATIVE_DOUBLE, memory_space.get(), file_space.get(), dxpl.get(), values.data());
   }

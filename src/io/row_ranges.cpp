@@ -23,6 +23,32 @@ std::int64_t total_rows(const std::vector<RowRange>& ranges) {
   return total;
 }
 
+std::vector<RowRange> contiguous_runs(const std::vector<RowRange>& ranges) {
+  std::vector<RowRange> runs;
+  for (const RowRange& r : ranges) {
+    if (r.size() == 0) continue;
+    if (!runs.empty() && runs.back().end == r.begin) runs.back().end = r.end;
+    else runs.push_back(r);
+  }
+  return runs;
+}
+
+std::vector<RegularRuns> regular_groups(const std::vector<RowRange>& runs) {
+  std::vector<RegularRuns> groups;
+  for (std::size_t i = 0; i < runs.size();) {
+    RegularRuns g{runs[i].begin, runs[i].size(), runs[i].size(), 1};
+    if (i + 1 < runs.size() && runs[i + 1].size() == g.length) {
+      g.stride = runs[i + 1].begin - g.first;
+      while (i + g.count < runs.size() && runs[i + g.count].size() == g.length &&
+             runs[i + g.count].begin == g.first + g.count * g.stride)
+        ++g.count;
+    }
+    groups.push_back(g);
+    i += static_cast<std::size_t>(g.count);
+  }
+  return groups;
+}
+
 std::int64_t global_row(const std::vector<RowRange>& ranges, std::int64_t local) {
   for (const RowRange& r : ranges) {
     if (local < r.size()) return r.begin + local;

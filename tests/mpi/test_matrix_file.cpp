@@ -14,6 +14,8 @@
 #include <vector>
 
 #include "kembed/core/error.hpp"
+#include "io/row_ranges.hpp"
+#include "kembed/io/hdf5.hpp"
 #include "kembed/io/matrix_file.hpp"
 #include "kembed/mpi/comm.hpp"
 #include "rounded_to_float.hpp"
@@ -114,7 +116,7 @@ std::vector<RowRange> request(int kind) {
       return ranges;
     }
     default:
-      return {{1, 2}, {5, 5}, {6, 17}, {36, 37}};
+      return {{1, 2}, {5, 5}, {6, 17}, {17, 20}, {36, 37}};
   }
 }
 
@@ -178,13 +180,22 @@ TEST_F(MatrixFileTest, EveryFormatReturnsTheRequestedRowsExactly) {
     const std::vector<double>* expected;
     FileHints hints;
   };
-  const std::vector<Case> cases = {
+  std::vector<Case> cases = {
       {write("a.csv", csv_text(a_, true)), "text", &a_, {}},
       {write("a.txt", csv_text(a_, false)), "text", &a_, {}},
       {write("a.npy", npy_bytes("<f8", n_rows, n_cols, raw_bytes<double>(a_))), "npy", &a_, {}},
       {write("a32.NPY", npy_bytes("<f4", n_rows, n_cols, raw_bytes<float>(a_))), "npy", &a_f4, {}},
       {write("a.bin", raw_bytes<double>(a_)), "bin", &a_, {n_rows, n_cols}},
   };
+  if (!kembed::io::hdf5_version().empty()) {
+    // Written by the ranks in contiguous blocks; read back through the
+    // hyperslabs of each request.
+    const std::int64_t per = (n_rows + comm_.size() - 1) / comm_.size();
+    const std::int64_t begin = std::min(n_rows, per * comm_.rank()), end = std::min(n_rows, begin + per);
+    const std::vector<double> mine(a_.begin() + begin * n_cols, a_.begin() + end * n_cols);
+    kembed::io::write_hdf5_matrix(comm_, dir_ + "/a.h5", "/group/X", n_rows, n_cols, begin, mine);
+    cases.push_back({dir_ + "/a.h5", "h5", &a_, {}});
+  }
   for (const Case& c : cases) {
     auto file = open_matrix_file(comm_, c.path, c.hints);
     EXPECT_EQ(file->format(), c.format) << c.path;
@@ -198,6 +209,36 @@ TEST_F(MatrixFileTest, EveryFormatReturnsTheRequestedRowsExactly) {
       EXPECT_TRUE(all_ranks(comm_, ok)) << c.path << " shift " << shift;
     }
   }
+}
+
+// The runs a reader selects: touching ranges joined, empty ones dropped, and
+// evenly spaced runs of one length grouped (one HDF5 hyperslab each).
+TEST(RowRanges, RunsAndRegularGroups) {
+  using kembed::io::contiguous_runs;
+  using kembed::io::regular_groups;
+  using kembed::io::RegularRuns;
+  const auto same = [](const std::vector<RegularRuns>& got, const std::vector<RegularRuns>& want) {
+    bool ok = got.size() == want.size();
+    for (std::size_t i = 0; ok && i < got.size(); ++i)
+      ok = got[i].first == want[i].first && got[i].stride == want[i].stride && got[i].length == want[i].length &&
+           got[i].count == want[i].count;
+    return ok;
+  };
+  const auto runs = [](const std::vector<RowRange>& r) {
+    std::vector<std::pair<std::int64_t, std::int64_t>> out;
+    for (const RowRange& x : contiguous_runs(r)) out.emplace_back(x.begin, x.end);
+    return out;
+  };
+  using Pairs = std::vector<std::pair<std::int64_t, std::int64_t>>;
+  EXPECT_EQ(runs({{0, 3}, {3, 5}, {5, 5}, {7, 7}, {9, 12}}), (Pairs{{0, 5}, {9, 12}}));
+  EXPECT_EQ(runs({}), Pairs{});
+  // Process row 1 of 3, blocks of 4 rows: n = 37 ends on a whole block,
+  // n = 30 on a short one.
+  EXPECT_TRUE(same(regular_groups(contiguous_runs({{4, 8}, {16, 20}, {28, 32}})), {{4, 12, 4, 3}}));
+  EXPECT_TRUE(same(regular_groups(contiguous_runs({{4, 8}, {16, 20}, {28, 30}})), {{4, 12, 4, 2}, {28, 2, 2, 1}}));
+  EXPECT_TRUE(same(regular_groups(contiguous_runs({{1, 2}, {6, 17}, {20, 21}, {30, 31}, {35, 36}})),
+                   {{1, 1, 1, 1}, {6, 11, 11, 1}, {20, 10, 1, 2}, {35, 1, 1, 1}}));
+  EXPECT_TRUE(regular_groups({}).empty());
 }
 
 TEST_F(MatrixFileTest, TruncatedNpy) {
