@@ -22,11 +22,12 @@ class BinaryMatrixFile final : public MatrixFile {
                                                     const FileHints& hints);
 
   std::string format() const override { return format_; }
-  /// Collective in its errors; the reads themselves are independent, one per
-  /// run of contiguous rows.
+  /// Collective in its errors; the reads themselves are independent, run of
+  /// contiguous rows after run, in 1 MB pieces checked as they land.
   std::vector<double> read_rows(const std::vector<RowRange>& ranges) override;
-  /// Collective: one collective read per group of local rows through a
-  /// darray file view of this rank's tiles (each entry read once overall).
+  /// Collective: the ranks of a process row each read a contiguous piece of
+  /// its rows and exchange the columns (exchange_block_cyclic), so each entry
+  /// is read once over all ranks; other layouts take MatrixFile's stripe path.
   void read_block_cyclic(const BlockCyclicLayout& layout, const LocalRowsSink& sink) override;
   /// Collective: closes the file if a read opened it.
   ~BinaryMatrixFile() override;

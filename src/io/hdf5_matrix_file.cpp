@@ -193,7 +193,8 @@ std::vector<double> Hdf5MatrixFile::read_rows(const std::vector<RowRange>& range
     const Handle memory_space(H5Screate_simple(1, &length, nullptr), H5Sclose);
     // One regular hyperslab per group of equal, evenly spaced runs: HDF5
     // builds a union of many blocks slowly (a block-cyclic panel of 10^6 rows
-    // read at a sixth of the .npy rate when each block was OR-ed in).
+    // read at a quarter to a sixth of the .npy rate when each block was OR-ed
+    // in).
     const std::vector<RegularRuns> groups = regular_groups(contiguous_runs(ranges));
     if (groups.empty()) {
       H5Sselect_none(file_space.get());

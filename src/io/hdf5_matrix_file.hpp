@@ -24,8 +24,9 @@ class Hdf5MatrixFile final : public MatrixFile {
   static std::unique_ptr<Hdf5MatrixFile> open(const Comm& comm, const std::string& path, std::string dataset);
 
   std::string format() const override { return "h5"; }
-  /// Collective: one collective H5Dread of the union of this rank's row
-  /// hyperslabs, converted to float64 by HDF5.
+  /// Collective: one collective H5Dread of this rank's rows, selected as one
+  /// regular hyperslab per group of evenly spaced runs (regular_groups()),
+  /// converted to float64 by HDF5.
   std::vector<double> read_rows(const std::vector<RowRange>& ranges) override;
   /// Collective: the ranks of a process row each read a contiguous piece of
   /// its rows (read_rows) and exchange the columns, so each entry of the
