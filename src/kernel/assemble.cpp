@@ -100,24 +100,50 @@ void check_dot_product_kernel(const Kernel& kernel, const std::vector<double>& r
 // Each column sum runs in kPartials interleaved partial sums: a single running
 // sum is a chain of dependent additions, slower than reading the column.
 constexpr int kPartials = 4;  // added pairwise below, as written for 4
+static_assert(kGramTileRows % kPartials == 0, "tiles must keep each partial's entries");
 
-// Adds the m entries of `column` into row_sums and returns their sum: the
-// rounding of centering's own sum pass (spectral/centering.cpp), so fused and
-// separate sums agree to the bit.
-double add_column(const double* __restrict column, int m, double* __restrict row_sums) {
-  double partial[kPartials] = {};
-  int li = 0;
-  for (; li + kPartials <= m; li += kPartials)
-    for (int p = 0; p < kPartials; ++p) {
-      partial[p] += column[li + p];
-      row_sums[li + p] += column[li + p];
+// The sum of one column fed in segments, with the rounding of centering's own
+// sum pass (spectral/centering.cpp), so fused and separate sums agree to the
+// bit: entry li goes into partial li mod 4, and the last m mod 4 entries are
+// added one by one after the partials are combined. Every segment but the
+// last must start at a multiple of kPartials and have a multiple of kPartials
+// entries.
+class ColumnSum {
+ public:
+  // Adds column[from, from + count) into the sum and into row_sums.
+  void add(const double* __restrict column, int from, int count, double* __restrict row_sums) {
+    double partial[kPartials];
+    for (int p = 0; p < kPartials; ++p) partial[p] = partial_[p];
+    const int end = from + count;
+    int li = from;
+    for (; li + kPartials <= end; li += kPartials)
+      for (int p = 0; p < kPartials; ++p) {
+        partial[p] += column[li + p];
+        row_sums[li + p] += column[li + p];
+      }
+    for (int p = 0; p < kPartials; ++p) partial_[p] = partial[p];
+    for (; li < end; ++li) {
+      tail_[tail_count_++] = column[li];
+      row_sums[li] += column[li];
     }
-  double sum = (partial[0] + partial[2]) + (partial[1] + partial[3]);
-  for (; li < m; ++li) {
-    sum += column[li];
-    row_sums[li] += column[li];
   }
-  return sum;
+  double total() const {
+    double sum = (partial_[0] + partial_[2]) + (partial_[1] + partial_[3]);
+    for (int t = 0; t < tail_count_; ++t) sum += tail_[t];
+    return sum;
+  }
+
+ private:
+  double partial_[kPartials] = {};
+  double tail_[kPartials - 1] = {};
+  int tail_count_ = 0;
+};
+
+// Adds the m entries of `column` into row_sums and returns their sum.
+double add_column(const double* column, int m, double* row_sums) {
+  ColumnSum sum;
+  sum.add(column, 0, m, row_sums);
+  return sum.total();
 }
 
 }  // namespace
@@ -127,7 +153,8 @@ LocalSums local_sums(const DistMatrix& k) {
   sums.rows.assign(k.local_rows(), 0.0);
   sums.cols.assign(k.local_cols(), 0.0);
   for (int lj = 0; lj < k.local_cols(); ++lj)
-    sums.cols[lj] = add_column(k.data() + std::size_t(lj) * k.ld(), k.local_rows(), sums.rows.data());
+    sums.cols[lj] =
+        add_column(k.data() + std::size_t(lj) * k.ld(), k.local_rows(), sums.rows.data());
   return sums;
 }
 
@@ -158,15 +185,18 @@ bool fill_kernel(const Kernel& kernel, const std::vector<double>& row_panel,
                  });
     return false;
   }
-  local_gram(row_panel, col_panel, d, k);
   switch (kernel.type) {
     case KernelType::linear:
     case KernelType::poly:
     case KernelType::sigmoid:
+      if (kernel.type == KernelType::linear) local_gram(row_panel, col_panel, d, k);
       if (kernel.type == KernelType::poly)
-        map_local(k, [&](double g, int, int) { return integer_power(gamma * g + coef0, degree); });
+        local_gram_map(row_panel, col_panel, d, k, [&](double g, int, int) {
+          return integer_power(gamma * g + coef0, degree);
+        });
       if (kernel.type == KernelType::sigmoid)
-        map_local(k, [&](double g, int, int) { return std::tanh(gamma * g + coef0); });
+        local_gram_map(row_panel, col_panel, d, k,
+                       [&](double g, int, int) { return std::tanh(gamma * g + coef0); });
       check_dot_product_kernel(kernel, row_panel, col_panel, d, k, column_offset);
       break;
     case KernelType::rbf: {
@@ -179,11 +209,19 @@ bool fill_kernel(const Kernel& kernel, const std::vector<double>& row_panel,
         sums->rows.assign(k.local_rows(), 0.0);
         sums->cols.assign(k.local_cols(), 0.0);
       }
-      for (int lj = 0; lj < k.local_cols(); ++lj) {
-        double* column = k.data() + std::size_t(lj) * k.ld();
-        exp_neg_squared_distances(column, xn.data(), yn[lj], gamma, std::size_t(k.local_rows()));
-        if (sums) sums->cols[lj] = add_column(column, k.local_rows(), sums->rows.data());
-      }
+      std::vector<ColumnSum> slab_sums;
+      local_gram_tiled(row_panel, col_panel, d, k, [&](const LocalTile& tile) {
+        if (tile.row == 0) slab_sums.assign(tile.cols, ColumnSum{});
+        for (int c = 0; c < tile.cols; ++c) {
+          const int lj = tile.col + c;
+          double* column = k.data() + std::size_t(lj) * k.ld();
+          exp_neg_squared_distances(column + tile.row, xn.data() + tile.row, yn[lj], gamma,
+                                    std::size_t(tile.rows));
+          if (!sums) continue;
+          slab_sums[c].add(column, tile.row, tile.rows, sums->rows.data());
+          if (tile.row + tile.rows == k.local_rows()) sums->cols[lj] = slab_sums[c].total();
+        }
+      });
       // Pairs with a huge row again, from the differences: their norms
       // overflow (inf - inf), or round-off in them (eps ||x||^2) would be a
       // visible part of gamma ||x - y||^2.
@@ -208,7 +246,8 @@ bool fill_kernel(const Kernel& kernel, const std::vector<double>& row_panel,
       const auto x_bad = badly_scaled_rows(xn, x_max), y_bad = badly_scaled_rows(yn, y_max);
       for (auto* v : {&xn, &yn})
         for (double& s : *v) s = s > 0 ? 1 / std::sqrt(s) : 0;  // zero rows give 0
-      map_local(k, [&](double g, int li, int lj) { return g * xn[li] * yn[lj]; });
+      local_gram_map(row_panel, col_panel, d, k,
+                     [&](double g, int li, int lj) { return g * xn[li] * yn[lj]; });
       refill_pairs(k, x_bad, y_bad, [&](int li, int lj) {
         const auto [x, y] = pair(li, lj);
         return cosine_scaled(x, y, d);

@@ -6,9 +6,9 @@
 #include <limits>
 
 #include "kembed/core/error.hpp"
+#include "kembed/kernel/distance_checks.hpp"
 #include "kembed/kernel/local_blocks.hpp"
 #include "kembed/kernel/scaled_distances.hpp"
-#include "kembed/kernel/distance_checks.hpp"
 
 namespace kembed::kernel {
 
@@ -44,14 +44,14 @@ void fill_distances(Metric metric, const std::vector<double>& row_panel,
     });
     return;
   }
-  local_gram(row_panel, col_panel, d, out);
+  // The Gram product and the map to distances in one pass, tile by tile.
   auto xn = row_norms_squared(row_panel, out.local_rows(), d);
   auto yn = row_norms_squared(col_panel, out.local_cols(), d);
   const auto huge = [](double norm) { return !(norm <= kSafeSquaredNorm); };
   const auto x_huge = rows_where(xn, huge), y_huge = rows_where(yn, huge);
   switch (metric) {
     case Metric::euclidean:
-      map_local(out, [&](double g, int li, int lj) {
+      local_gram_map(row_panel, col_panel, d, out, [&](double g, int li, int lj) {
         return std::sqrt(std::max(0.0, xn[li] + yn[lj] - 2 * g));
       });
       refill_pairs(out, x_huge, y_huge, [&](int li, int lj) {
@@ -62,8 +62,9 @@ void fill_distances(Metric metric, const std::vector<double>& row_panel,
       });
       break;
     case Metric::sqeuclidean:
-      map_local(out,
-                [&](double g, int li, int lj) { return std::max(0.0, xn[li] + yn[lj] - 2 * g); });
+      local_gram_map(row_panel, col_panel, d, out, [&](double g, int li, int lj) {
+        return std::max(0.0, xn[li] + yn[lj] - 2 * g);
+      });
       refill_pairs(out, x_huge, y_huge, [&](int li, int lj) {
         const auto [x, y] = pair(li, lj);
         return squared_distance_scaled(x, y, d).value();
@@ -77,8 +78,9 @@ void fill_distances(Metric metric, const std::vector<double>& row_panel,
       const auto x_bad = badly_scaled_rows(xn, x_max), y_bad = badly_scaled_rows(yn, y_max);
       for (auto* v : {&xn, &yn})
         for (double& s : *v) s = 1 / std::sqrt(s);
-      map_local(out,
-                [&](double g, int li, int lj) { return std::max(0.0, 1 - g * xn[li] * yn[lj]); });
+      local_gram_map(row_panel, col_panel, d, out, [&](double g, int li, int lj) {
+        return std::max(0.0, 1 - g * xn[li] * yn[lj]);
+      });
       refill_pairs(out, x_bad, y_bad, [&](int li, int lj) {
         const auto [x, y] = pair(li, lj);
         return std::max(0.0, 1 - cosine_scaled(x, y, d));
@@ -105,7 +107,6 @@ std::string metric_name(Metric metric) {
   }
   return "unknown";
 }
-
 
 void check_points_for_metric(Metric metric, const std::vector<double>& panel,
                              const BlockCyclic1D& dist, int d, const Comm& comm,

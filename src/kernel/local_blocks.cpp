@@ -37,6 +37,14 @@ void local_gram(const std::vector<double>& row_panel, const std::vector<double>&
                ld);
 }
 
+void gram_tile(const std::vector<double>& row_panel, const std::vector<double>& col_panel, int d,
+               DistMatrix& out, const LocalTile& tile) {
+  if (tile.rows == 0 || tile.cols == 0) return;
+  lapack::gemm('T', 'N', tile.rows, tile.cols, d, 1.0, &row_panel[std::size_t(tile.row) * d], d,
+               &col_panel[std::size_t(tile.col) * d], d, 0.0,
+               out.data() + std::size_t(tile.col) * out.ld() + tile.row, out.ld());
+}
+
 namespace {
 
 // Rows per tile: the sums of a tile's rows stay in registers (8 SSE2, 4 AVX2

@@ -10,6 +10,7 @@
 #include "kembed/core/error.hpp"
 #include "kembed/kernel/assemble.hpp"
 #include "kembed/kernel/distances.hpp"
+#include "kembed/kernel/local_blocks.hpp"
 #include "kembed/linalg/reductions.hpp"
 #include "kembed/spectral/centering.hpp"
 #include "serial_reference.hpp"
@@ -133,16 +134,87 @@ TEST(FusedCentering, CenteringTakesTheFrobeniusNormOfWhatItWrites) {
         if (scale != 1.0) continue;
         SingleMatrix single(grid, n, n, nb, nb);
         DistMatrix rounded(grid, n, n, nb, nb);
-        single.fill([&](std::int64_t i, std::int64_t j) { return static_cast<float>(k(int(i), int(j))); });
-        rounded.fill([&](std::int64_t i, std::int64_t j) { return double(static_cast<float>(k(int(i), int(j)))); });
+        single.fill(
+            [&](std::int64_t i, std::int64_t j) { return static_cast<float>(k(int(i), int(j))); });
+        rounded.fill([&](std::int64_t i, std::int64_t j) {
+          return double(static_cast<float>(k(int(i), int(j))));
+        });
         const CenteringStats from_float = center_kernel(single, local_sums(rounded));
         const double single_pass = frobenius_norm(single);
-        EXPECT_TRUE(all_ranks(world, std::memcmp(&from_float.frobenius_norm, &single_pass,
-                                                 sizeof single_pass) == 0))
+        EXPECT_TRUE(all_ranks(
+            world, std::memcmp(&from_float.frobenius_norm, &single_pass, sizeof single_pass) == 0))
             << "float storage, grid " << p << "x" << q << " nb " << nb;
         EXPECT_NEAR(from_float.frobenius_norm, reference, 1e-6 * reference);
       }
     }
+  }
+}
+
+TEST(FusedCentering, TiledAssemblyOfBlocksLargerThanOneTile) {
+  // Blocks of several gram tiles in both directions, with a short last tile
+  // whose row count is not a multiple of 4 on some grids: every entry lands
+  // in its place (against the kernel and distance of each pair from its
+  // differences), and the sums taken tile by tile are the bits of the
+  // separate pass.
+  const Comm world = Comm::world();
+  const int n = 2 * kGramTileRows + 54, d = 3;
+  const auto x = test::random_data(n, d, 11);
+  const auto point = [&](std::int64_t i) { return &x[std::size_t(i) * d]; };
+  for (auto [p, q] : grid_shapes(world.size())) {
+    BlacsGrid grid(world, p, q);
+    const auto rows_cols = [&](const DistMatrix& a) {
+      return std::make_pair(panel(x, d, a.row_dist()), panel(x, d, a.col_dist()));
+    };
+    // Largest |computed - f(x_i, x_j)| / max(1, |f(x_i, x_j)|) over the local block.
+    const auto worst = [&](const DistMatrix& a, auto&& f) {
+      double largest = 0;
+      for (int lj = 0; lj < a.local_cols(); ++lj)
+        for (int li = 0; li < a.local_rows(); ++li) {
+          const double want =
+              f(point(a.row_dist().to_global(li)), point(a.col_dist().to_global(lj)));
+          largest =
+              std::max(largest, std::abs(a.local(li, lj) - want) / std::max(1.0, std::abs(want)));
+        }
+      return largest;
+    };
+    for (KernelType type : {KernelType::rbf, KernelType::poly, KernelType::cosine}) {
+      const Kernel kernel = make_kernel(type);
+      DistMatrix fused = DistMatrix::uninitialized(grid, n, n, 64, 64);
+      DistMatrix plain(grid, n, n, 64, 64);
+      fill_nan(fused);
+      const auto [rows, cols] = rows_cols(fused);
+      LocalSums sums;
+      assemble_kernel(kernel, rows, cols, d, fused, &sums);
+      assemble_kernel(kernel, rows, cols, d, plain);
+      const double error = worst(fused, [&](const double* a, const double* b) {
+        double dot = 0, aa = 0, bb = 0, squared = 0;
+        for (int t = 0; t < d; ++t) {
+          dot += a[t] * b[t], aa += a[t] * a[t], bb += b[t] * b[t];
+          squared += (a[t] - b[t]) * (a[t] - b[t]);
+        }
+        if (type == KernelType::rbf) return std::exp(-kernel.gamma * squared);
+        if (type == KernelType::poly) return std::pow(kernel.gamma * dot + kernel.coef0, 3);
+        return dot / std::sqrt(aa * bb);
+      });
+      // The Gram trick's round-off: a few ulp of |x||y| (at most about 40 here).
+      EXPECT_TRUE(all_ranks(world, error <= 1e-13))
+          << Kernel::name(type) << " grid " << p << "x" << q << ": error " << error;
+      const CenteringStats one = center_kernel(fused, sums);
+      const CenteringStats two = center_kernel(plain);
+      EXPECT_TRUE(all_ranks(world, same_bits(fused, plain) && one.row_means == two.row_means &&
+                                       one.col_means == two.col_means))
+          << Kernel::name(type) << " grid " << p << "x" << q << ": tiled sums";
+    }
+    DistMatrix a = DistMatrix::uninitialized(grid, n, n, 64, 64);
+    fill_nan(a);
+    const auto [rows, cols] = rows_cols(a);
+    assemble_distances(Metric::sqeuclidean, rows, cols, d, a);
+    const double error = worst(a, [&](const double* u, const double* v) {
+      double squared = 0;
+      for (int t = 0; t < d; ++t) squared += (u[t] - v[t]) * (u[t] - v[t]);
+      return squared;
+    });
+    EXPECT_TRUE(all_ranks(world, error <= 1e-13)) << "sqeuclidean grid " << p << "x" << q;
   }
 }
 

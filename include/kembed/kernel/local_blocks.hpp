@@ -1,6 +1,8 @@
 #pragma once
 /// @file Block-local building blocks of kernel and distance matrices: the
 /// Gram product of two row panels and elementwise maps over a rank's block.
+#include <algorithm>
+#include <cstddef>
 #include <vector>
 
 #include "kembed/kernel/vector_exp.hpp"
@@ -18,6 +20,55 @@ std::vector<double> row_max_magnitudes(const std::vector<double>& panel, int row
 /// (which are column-major d x m matrices). No communication.
 void local_gram(const std::vector<double>& row_panel, const std::vector<double>& col_panel, int d,
                 DistMatrix& out);
+
+/// A rectangle of a rank's local block: local rows [row, row + rows) of local
+/// columns [col, col + cols).
+struct LocalTile {
+  int row, rows, col, cols;
+};
+
+/// Rows and columns of the tiles local_gram_tiled visits: 1024 x 512 doubles
+/// (4 MB) stay in the L2 and L3 caches between the tile's dgemm and the pass
+/// that maps it. Measured on the 2-core development VM, two processes at once,
+/// a 16000 x 8000 rbf block: 0.58 s in these tiles against 0.89 s as one
+/// dgemm and then one map pass over the block. The row count is a multiple
+/// of 4, so sums in 4 interleaved partials carry from tile to tile.
+constexpr int kGramTileRows = 1024;
+constexpr int kGramTileCols = 512;
+
+/// The tile of out's local block <- its part of X_rows X_cols^T: one dgemm.
+void gram_tile(const std::vector<double>& row_panel, const std::vector<double>& col_panel, int d,
+               DistMatrix& out, const LocalTile& tile);
+
+/// out's local block <- X_rows X_cols^T tile by tile, calling visit(tile)
+/// right after each tile is computed, while it is still in cache. The tiles
+/// come in slabs of kGramTileCols columns, left to right, each slab top to
+/// bottom; so each entry's row sees the columns in increasing order.
+template <class Visit>
+void local_gram_tiled(const std::vector<double>& row_panel, const std::vector<double>& col_panel,
+                      int d, DistMatrix& out, Visit&& visit) {
+  const int m = out.local_rows(), n = out.local_cols();
+  for (int col = 0; col < n; col += kGramTileCols)
+    for (int row = 0; row < m; row += kGramTileRows) {
+      const LocalTile tile{row, std::min(kGramTileRows, m - row), col,
+                           std::min(kGramTileCols, n - col)};
+      gram_tile(row_panel, col_panel, d, out, tile);
+      visit(tile);
+    }
+}
+
+/// out(li, lj) <- f(g, li, lj) with g = x_li . y_lj: the Gram product and the
+/// map of map_local in one pass, tile by tile.
+template <class F>
+void local_gram_map(const std::vector<double>& row_panel, const std::vector<double>& col_panel,
+                    int d, DistMatrix& out, F&& f) {
+  local_gram_tiled(row_panel, col_panel, d, out, [&](const LocalTile& tile) {
+    for (int lj = tile.col; lj < tile.col + tile.cols; ++lj) {
+      double* column = out.data() + std::size_t(lj) * out.ld();
+      for (int li = tile.row; li < tile.row + tile.rows; ++li) column[li] = f(column[li], li, lj);
+    }
+  });
+}
 
 /// out's local block <- the L1 distances ||x_i - y_j||_1 between the rows of
 /// the two row-major panels. No communication. Each sum runs over t = 0..d-1
