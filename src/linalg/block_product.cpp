@@ -6,6 +6,7 @@
 
 #include "kembed/core/error.hpp"
 #include "kembed/linalg/lapack.hpp"
+#include "kembed/linalg/narrow_product.hpp"
 
 namespace kembed {
 
@@ -88,7 +89,7 @@ void BlockProduct::apply(const double* x, int ldx, int width, double* y, int ldy
     row += rows;
   }
 
-  // 2. One dgemm (sgemm) over the whole local block A[R_p, C_q]: its partial
+  // 2. One product (narrow_product; sgemm) over the whole local block A[R_p, C_q]: its partial
   //    sum of the rows R_p of A X.
   product_.resize(std::size_t(std::max(lr, 1)) * width);
   if (lr > 0) {
@@ -101,8 +102,7 @@ void BlockProduct::apply(const double* x, int ldx, int width, double* y, int ldy
                    0.0f, product_single_.data(), lr);
       std::copy(product_single_.begin(), product_single_.end(), product_.begin());
     } else {
-      lapack::gemm('N', 'N', lr, width, lc, 1.0, a_, lda_, gathered_.data(), lc, 0.0,
-                   product_.data(), lr);
+      narrow_product(lr, width, lc, a_, lda_, gathered_.data(), lc, product_.data(), lr);
     }
   }
 

@@ -1,0 +1,93 @@
+// The narrow product C = A B against a long double evaluation of each entry,
+// within the bound of any order of summation, at every instruction set this
+// CPU has: tall and short A, widths below, at and between multiples of the
+// 12-column tiles, row counts around multiples of the 16-row tiles, k around
+// the 32-column sweeps, and leading dimensions larger than the rows.
+#include <gtest/gtest.h>
+
+#include <cfloat>
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "kembed/linalg/narrow_product.hpp"
+
+using namespace kembed;
+
+namespace {
+
+std::vector<SimdLevel> supported_levels() {
+  std::vector<SimdLevel> levels;
+  for (SimdLevel l : {SimdLevel::baseline, SimdLevel::avx2, SimdLevel::avx512})
+    if (static_cast<int>(l) <= static_cast<int>(best_simd_level())) levels.push_back(l);
+  return levels;
+}
+
+}  // namespace
+
+TEST(NarrowProduct, EveryEntryWithinTheSummationBound) {
+  std::mt19937_64 gen(7);
+  std::uniform_real_distribution<double> value(-1, 1);
+  const double sentinel = 12345.0;  // in the rows of C beyond m: must stay
+  for (SimdLevel level : supported_levels())
+    for (int m : {1, 15, 16, 17, 47, 200})
+      for (int n : {1, 5, 12, 13, 24, 25, 40})
+        for (int k : {0, 1, 31, 32, 33, 70}) {
+          const int lda = m + 3, ldb = k + 2, ldc = m + 5;
+          std::vector<double> a(std::size_t(lda) * std::max(k, 1)), b(std::size_t(ldb) * n);
+          for (double& v : a) v = value(gen);
+          for (double& v : b) v = value(gen);
+          std::vector<double> c(std::size_t(ldc) * n, sentinel);
+          for (int i = 0; i < m; ++i)
+            for (int j = 0; j < n; ++j) c[std::size_t(j) * ldc + i] = std::nan("");
+          narrow_product(m, n, k, a.data(), lda, b.data(), ldb, c.data(), ldc, level);
+          double worst = 0;  // |error| / bound, over C
+          bool padding_kept = true;
+          for (int j = 0; j < n; ++j) {
+            for (int i = 0; i < m; ++i) {
+              long double exact = 0, magnitude = 0;
+              for (int t = 0; t < k; ++t) {
+                const long double p =
+                    (long double)a[std::size_t(t) * lda + i] * b[std::size_t(j) * ldb + t];
+                exact += p;
+                magnitude += std::fabs(p);
+              }
+              // Any order of k products summed in double (with or without
+              // fused multiply-adds): |error| <= k eps sum |a||b| to first order.
+              const double bound = double((k + 1) * DBL_EPSILON * magnitude) + DBL_MIN;
+              const double error = std::fabs(double(c[std::size_t(j) * ldc + i] - exact));
+              worst = std::max(worst, std::isnan(error) ? INFINITY : error / bound);
+            }
+            for (int i = m; i < ldc; ++i) padding_kept &= c[std::size_t(j) * ldc + i] == sentinel;
+          }
+          EXPECT_LE(worst, 1.0) << simd_level_name(level) << " m " << m << " n " << n << " k " << k;
+          EXPECT_TRUE(padding_kept)
+              << simd_level_name(level) << " m " << m << " n " << n << " k " << k;
+        }
+}
+
+TEST(NarrowProduct, RowsDoNotDependOnWidthOrPosition) {
+  // Each entry is one chain of fused multiply-adds over k in order: a row's
+  // entries have the same bits whether B has 1 or 30 columns, and a row
+  // computed inside the tiles equals the same row computed at another offset.
+  if (best_simd_level() != SimdLevel::avx512) GTEST_SKIP() << "no AVX-512 on this CPU";
+  std::mt19937_64 gen(3);
+  std::uniform_real_distribution<double> value(-1, 1);
+  const int m = 64, k = 100, n = 30;
+  std::vector<double> a(std::size_t(m) * k), b(std::size_t(k) * n);
+  for (double& v : a) v = value(gen);
+  for (double& v : b) v = value(gen);
+  std::vector<double> wide(std::size_t(m) * n), narrow(m), shifted(std::size_t(m - 16) * n);
+  narrow_product(m, n, k, a.data(), m, b.data(), k, wide.data(), m);
+  // Rows 16.. of A as their own matrix: the tiles start 16 rows later.
+  narrow_product(m - 16, n, k, a.data() + 16, m, b.data(), k, shifted.data(), m - 16);
+  for (int j = 0; j < n; ++j) {
+    narrow_product(m, 1, k, a.data(), m, b.data() + std::size_t(j) * k, k, narrow.data(), m);
+    for (int i = 0; i < m; ++i) {
+      ASSERT_EQ(narrow[i], wide[std::size_t(j) * m + i]) << "row " << i << " column " << j;
+      if (i >= 16) {
+        ASSERT_EQ(shifted[std::size_t(j) * (m - 16) + i - 16], wide[std::size_t(j) * m + i]);
+      }
+    }
+  }
+}
