@@ -5,7 +5,6 @@
 #include <string>
 
 #include "kembed/core/error.hpp"
-#include "kembed/linalg/lapack.hpp"
 #include "kembed/linalg/narrow_product.hpp"
 
 namespace kembed {
@@ -89,7 +88,7 @@ void BlockProduct::apply(const double* x, int ldx, int width, double* y, int ldy
     row += rows;
   }
 
-  // 2. One product (narrow_product; sgemm) over the whole local block A[R_p, C_q]: its partial
+  // 2. One narrow_product (in double or float) over the whole local block A[R_p, C_q]: its partial
   //    sum of the rows R_p of A X.
   product_.resize(std::size_t(std::max(lr, 1)) * width);
   if (lr > 0) {
@@ -98,8 +97,8 @@ void BlockProduct::apply(const double* x, int ldx, int width, double* y, int ldy
     } else if (a_single_) {
       gathered_single_.assign(gathered_.begin(), gathered_.begin() + std::size_t(lc) * width);
       product_single_.resize(std::size_t(lr) * width);
-      lapack::gemm('N', 'N', lr, width, lc, 1.0f, a_single_, lda_, gathered_single_.data(), lc,
-                   0.0f, product_single_.data(), lr);
+      narrow_product(lr, width, lc, a_single_, lda_, gathered_single_.data(), lc,
+                     product_single_.data(), lr);
       std::copy(product_single_.begin(), product_single_.end(), product_.begin());
     } else {
       narrow_product(lr, width, lc, a_, lda_, gathered_.data(), lc, product_.data(), lr);

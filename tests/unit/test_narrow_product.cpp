@@ -2,11 +2,13 @@
 // within the bound of any order of summation, at every instruction set this
 // CPU has: tall and short A, widths below, at and between multiples of the
 // 12-column tiles, row counts around multiples of the 16-row tiles, k around
-// the 32-column sweeps, and leading dimensions larger than the rows.
+// the 32-column sweeps, and leading dimensions larger than the rows; in
+// double and in float.
 #include <gtest/gtest.h>
 
 #include <cfloat>
 #include <cmath>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -23,25 +25,26 @@ std::vector<SimdLevel> supported_levels() {
   return levels;
 }
 
-}  // namespace
-
-TEST(NarrowProduct, EveryEntryWithinTheSummationBound) {
+template <class T>
+void check_summation_bound() {
   std::mt19937_64 gen(7);
   std::uniform_real_distribution<double> value(-1, 1);
-  const double sentinel = 12345.0;  // in the rows of C beyond m: must stay
+  const T sentinel = 12345;  // in the rows of C beyond m: must stay
+  const long double eps = std::numeric_limits<T>::epsilon();
   for (SimdLevel level : supported_levels())
-    for (int m : {1, 15, 16, 17, 47, 200})
+    for (int m : {1, 15, 16, 17, 33, 47, 200})
       for (int n : {1, 5, 12, 13, 24, 25, 40})
         for (int k : {0, 1, 31, 32, 33, 70}) {
           const int lda = m + 3, ldb = k + 2, ldc = m + 5;
-          std::vector<double> a(std::size_t(lda) * std::max(k, 1)), b(std::size_t(ldb) * n);
-          for (double& v : a) v = value(gen);
-          for (double& v : b) v = value(gen);
-          std::vector<double> c(std::size_t(ldc) * n, sentinel);
+          std::vector<T> a(std::size_t(lda) * std::max(k, 1)), b(std::size_t(ldb) * n);
+          for (T& v : a) v = T(value(gen));
+          for (T& v : b) v = T(value(gen));
+          std::vector<T> c(std::size_t(ldc) * n, sentinel);
           for (int i = 0; i < m; ++i)
-            for (int j = 0; j < n; ++j) c[std::size_t(j) * ldc + i] = std::nan("");
+            for (int j = 0; j < n; ++j)
+              c[std::size_t(j) * ldc + i] = std::numeric_limits<T>::quiet_NaN();
           narrow_product(m, n, k, a.data(), lda, b.data(), ldb, c.data(), ldc, level);
-          double worst = 0;  // |error| / bound, over C
+          long double worst = 0;  // |error| / bound, over C
           bool padding_kept = true;
           for (int j = 0; j < n; ++j) {
             for (int i = 0; i < m; ++i) {
@@ -52,18 +55,26 @@ TEST(NarrowProduct, EveryEntryWithinTheSummationBound) {
                 exact += p;
                 magnitude += std::fabs(p);
               }
-              // Any order of k products summed in double (with or without
-              // fused multiply-adds): |error| <= k eps sum |a||b| to first order.
-              const double bound = double((k + 1) * DBL_EPSILON * magnitude) + DBL_MIN;
-              const double error = std::fabs(double(c[std::size_t(j) * ldc + i] - exact));
+              // Any order of k products summed in T (with or without fused
+              // multiply-adds): |error| <= k eps sum |a||b| to first order.
+              const long double bound = (k + 1) * eps * magnitude + std::numeric_limits<T>::min();
+              const long double error = std::fabs(c[std::size_t(j) * ldc + i] - exact);
               worst = std::max(worst, std::isnan(error) ? INFINITY : error / bound);
             }
             for (int i = m; i < ldc; ++i) padding_kept &= c[std::size_t(j) * ldc + i] == sentinel;
           }
-          EXPECT_LE(worst, 1.0) << simd_level_name(level) << " m " << m << " n " << n << " k " << k;
-          EXPECT_TRUE(padding_kept)
-              << simd_level_name(level) << " m " << m << " n " << n << " k " << k;
+          EXPECT_LE(worst, 1.0L) << simd_level_name(level) << " bytes " << sizeof(T) << " m " << m
+                                 << " n " << n << " k " << k;
+          EXPECT_TRUE(padding_kept) << simd_level_name(level) << " bytes " << sizeof(T) << " m "
+                                    << m << " n " << n << " k " << k;
         }
+}
+
+}  // namespace
+
+TEST(NarrowProduct, EveryEntryWithinTheSummationBound) {
+  check_summation_bound<double>();
+  check_summation_bound<float>();
 }
 
 TEST(NarrowProduct, RowsDoNotDependOnWidthOrPosition) {

@@ -1,6 +1,6 @@
 #pragma once
 /// @file The product of a square block-cyclic matrix with a tall, thin
-/// block held as whole rows, as one local dgemm per rank.
+/// block held as whole rows, as one local product per rank.
 #include <cstdint>
 #include <vector>
 
@@ -24,8 +24,9 @@ namespace kembed {
 /// transposed copy, no repacking by kembed; symmetry is not needed).
 /// Communication per product: the process column's rows of X (n w / Q
 /// values) gathered, n w values reduce-scattered.
-/// With single-precision storage of A the local product is one sgemm on X
-/// rounded to float, summed in float over the local columns; X and Y stay
+/// The local product is narrow_product, which streams A as stored. With
+/// single-precision storage of A it runs on X rounded to float, summed in
+/// float over the local columns; X and Y stay
 /// double (the solver's basis and Rayleigh-Ritz work in double).
 /// Move-only (owns two sub-communicators).
 class BlockProduct {
