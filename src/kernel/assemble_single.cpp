@@ -2,6 +2,7 @@
 #include <cfloat>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <string>
 
 #include "kembed/core/error.hpp"
@@ -11,10 +12,6 @@
 namespace kembed::kernel {
 
 namespace {
-
-// Double entries per rank in one slab: 4 Mi (32 MB), small beside the float
-// matrix it fills, and wide enough for assembly's dgemm.
-constexpr std::int64_t kSlabEntries = std::int64_t{1} << 22;
 
 // Rounds a slab's columns into k's local columns from `first_local` on;
 // returns the largest magnitude it saw.
@@ -36,7 +33,8 @@ double store_rounded(const DistMatrix& slab, SingleMatrix& k, int first_local) {
 
 // Collective: the agreed Error for the first entry of the slab that float
 // cannot hold.
-void check_float_range(const DistMatrix& slab, std::int64_t column_offset, const std::string& what) {
+void check_float_range(const DistMatrix& slab, std::int64_t column_offset,
+                       const std::string& what) {
   const auto first = first_flagged_entry(
       slab, [](double v, int, int) -> int { return std::abs(v) <= FLT_MAX ? 0 : 1; });
   if (!first) return;
@@ -62,16 +60,22 @@ void assemble_in_slabs(const std::vector<double>& col_panel, int d, SingleMatrix
   // local columns from first_local = c0 / q on, in the same order. Every rank
   // takes the same slabs (the fills' checks are collective).
   const std::int64_t rows_bound = ((n + nb - 1) / nb + grid.nprow() - 1) / grid.nprow() * nb;
-  const std::int64_t entries = slab_entries > 0 ? slab_entries : kSlabEntries;
+  const std::int64_t entries = slab_entries > 0 ? slab_entries : kDefaultSlabEntries;
   const std::int64_t s = std::max<std::int64_t>(1, entries / (rows_bound * nb));
   const std::int64_t width = s * q * nb;
   sums.rows.assign(k.local_rows(), 0.0);
   sums.cols.assign(k.local_cols(), 0.0);
   LocalSums slab_sums;
   std::vector<double> slab_panel;
+  // One block serves every slab of the same width: a fresh block per slab
+  // would be faulted in afresh each time.
+  std::optional<DistMatrix> reused;
   for (std::int64_t c0 = 0; c0 < n; c0 += width) {
-    DistMatrix slab =
-        DistMatrix::uninitialized(grid, k.rows(), std::min(width, n - c0), k.row_dist().block_size(), nb);
+    const std::int64_t cols = std::min(width, n - c0);
+    if (!reused || reused->cols() != cols)
+      reused.emplace(
+          DistMatrix::uninitialized(grid, k.rows(), cols, k.row_dist().block_size(), nb));
+    DistMatrix& slab = *reused;
     const int first_local = static_cast<int>(c0 / q);
     slab_panel.assign(col_panel.begin() + std::size_t(first_local) * d,
                       col_panel.begin() + std::size_t(first_local + slab.local_cols()) * d);
@@ -85,8 +89,8 @@ void assemble_in_slabs(const std::vector<double>& col_panel, int d, SingleMatrix
 }
 
 void assemble_kernel(const Kernel& kernel, const std::vector<double>& row_panel,
-                     const std::vector<double>& col_panel, int d, SingleMatrix& k,
-                     LocalSums& sums, std::int64_t slab_entries) {
+                     const std::vector<double>& col_panel, int d, SingleMatrix& k, LocalSums& sums,
+                     std::int64_t slab_entries) {
   assemble_in_slabs(col_panel, d, k, sums, slab_entries, "kernel entry",
                     [&](DistMatrix& slab, const std::vector<double>& slab_panel,
                         std::int64_t column_offset, LocalSums& slab_sums) {

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "kembed/core/error.hpp"
+#include "kembed/kernel/assemble.hpp"
 #include "kembed/linalg/blacs_grid.hpp"
 #include "kembed/linalg/block_cyclic.hpp"
 #include "kembed/mpi/comm.hpp"
@@ -114,9 +115,10 @@ MemoryPlan plan_memory(const ProblemShape& s) {
   if (s.single_precision) {
     plan.items.push_back({"n x n matrix (local block, float32)", local / 2});
     // kernel::assemble_kernel's slab: whole rounds of nb columns per process
-    // column, about 4 Mi doubles, at least one block column.
+    // column, about kDefaultSlabEntries doubles, at least one block column.
+    const double slab = double(kernel::kDefaultSlabEntries);
     plan.items.push_back({"assembly slab (double)",
-                          np * std::max(nb, std::floor(4194304.0 / (np * nb)) * nb) * kDouble});
+                          np * std::max(nb, std::floor(slab / (np * nb)) * nb) * kDouble});
   } else {
     plan.items.push_back({"n x n matrix (local block)", local});
   }
