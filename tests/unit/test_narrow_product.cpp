@@ -3,9 +3,11 @@
 // CPU has: tall and short A, widths below, at and between multiples of the
 // 12-column tiles, row counts around multiples of the 16-row tiles, k around
 // the 32-column sweeps, and leading dimensions larger than the rows; in
-// double and in float.
+// double and in float. And the AVX-512 kernel's order of summation, bit for
+// bit.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <limits>
@@ -77,28 +79,37 @@ TEST(NarrowProduct, EveryEntryWithinTheSummationBound) {
   check_summation_bound<float>();
 }
 
-TEST(NarrowProduct, RowsDoNotDependOnWidthOrPosition) {
-  // Each entry is one chain of fused multiply-adds over k in order: a row's
-  // entries have the same bits whether B has 1 or 30 columns, and a row
-  // computed inside the tiles equals the same row computed at another offset.
-  if (best_simd_level() != SimdLevel::avx512) GTEST_SKIP() << "no AVX-512 on this CPU";
+template <class T>
+void check_order_of_summation() {
+  // The documented order, emulated one entry at a time with std::fma: blocks
+  // of kNarrowProductSweep terms, each a chain from zero, added in order. The
+  // tiled rows must match it bit for bit (so they depend neither on the
+  // width nor on the row's position); the rows below the last full tile are
+  // dgemm's and only within the bound of the test above.
   std::mt19937_64 gen(3);
   std::uniform_real_distribution<double> value(-1, 1);
-  const int m = 64, k = 100, n = 30;
-  std::vector<double> a(std::size_t(m) * k), b(std::size_t(k) * n);
-  for (double& v : a) v = value(gen);
-  for (double& v : b) v = value(gen);
-  std::vector<double> wide(std::size_t(m) * n), narrow(m), shifted(std::size_t(m - 16) * n);
-  narrow_product(m, n, k, a.data(), m, b.data(), k, wide.data(), m);
-  // Rows 16.. of A as their own matrix: the tiles start 16 rows later.
-  narrow_product(m - 16, n, k, a.data() + 16, m, b.data(), k, shifted.data(), m - 16);
-  for (int j = 0; j < n; ++j) {
-    narrow_product(m, 1, k, a.data(), m, b.data() + std::size_t(j) * k, k, narrow.data(), m);
-    for (int i = 0; i < m; ++i) {
-      ASSERT_EQ(narrow[i], wide[std::size_t(j) * m + i]) << "row " << i << " column " << j;
-      if (i >= 16) {
-        ASSERT_EQ(shifted[std::size_t(j) * (m - 16) + i - 16], wide[std::size_t(j) * m + i]);
+  const int m = 3 * 32 + 5, n = 13, k = 2 * kNarrowProductSweep + 6;
+  const int tiled = m / (sizeof(T) == 8 ? 16 : 32) * (sizeof(T) == 8 ? 16 : 32);
+  std::vector<T> a(std::size_t(m) * k), b(std::size_t(k) * n), c(std::size_t(m) * n);
+  for (T& v : a) v = T(value(gen));
+  for (T& v : b) v = T(value(gen));
+  narrow_product(m, n, k, a.data(), m, b.data(), k, c.data(), m, SimdLevel::avx512);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < tiled; ++i) {
+      T total = 0;
+      for (int t0 = 0; t0 < k; t0 += kNarrowProductSweep) {
+        T block = 0;
+        for (int t = t0; t < std::min(k, t0 + kNarrowProductSweep); ++t)
+          block = std::fma(a[std::size_t(t) * m + i], b[std::size_t(j) * k + t], block);
+        total = t0 == 0 ? block : total + block;
       }
+      ASSERT_EQ(c[std::size_t(j) * m + i], total)
+          << "bytes " << sizeof(T) << " row " << i << " column " << j;
     }
-  }
+}
+
+TEST(NarrowProduct, TiledEntriesAreTheDocumentedBlockedSums) {
+  if (best_simd_level() != SimdLevel::avx512) GTEST_SKIP() << "no AVX-512 on this CPU";
+  check_order_of_summation<double>();
+  check_order_of_summation<float>();
 }

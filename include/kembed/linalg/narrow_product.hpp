@@ -6,20 +6,31 @@
 
 namespace kembed {
 
+/// Columns of A in one block of the AVX-512 kernel's sums (see below).
+constexpr int kNarrowProductSweep = 64;
+
 /// C <- A B with A m x k (column-major, leading dimension lda), B k x n (ldb),
-/// C m x n (ldc); C is only written. With AVX-512 a kernel of kembed's own
-/// streams A as it is stored, 16 rows x 12 columns of C held in registers and
-/// the next lines of A's columns prefetched (32 x 12 in float); the rows below
-/// the last multiple of 16 (32), and CPUs without AVX-512, take dgemm (sgemm). The library's dgemm
-/// packs A into panels on every call, a copy that costs more than the 2n flops per entry of A when
-/// n is small. Measured on the 2-core development VM (two processes at once, A 16000 x 8000, n =
-/// 24): 0.13 s against dgemm's 0.16 s; at 32000 x 16000, 0.54 s against 0.65 s. Each entry of C is
-/// one chain of fused multiply-adds over k in order, so the result does not depend on n or on where
-/// the row falls.
+/// C m x n (ldc); C is only written.
+///
+/// With AVX-512 a kernel of kembed's own streams A as it is stored: 16 rows x
+/// 12 columns of C in registers (32 x 12 in float), A swept down its rows
+/// kNarrowProductSweep columns at a time, the next lines of those columns
+/// prefetched. The rows below the last multiple of 16 (32), and CPUs without
+/// AVX-512, take dgemm (sgemm). The library's dgemm packs A into panels on
+/// every call, a copy that costs more than the 2n flops per entry of A when n
+/// is small. Measured on the 2-core development VM (two processes at once,
+/// A 16000 x 8000, n = 24): 0.13 s against dgemm's 0.16 s; at 32000 x 16000,
+/// 0.54 s against 0.65 s.
+///
+/// The kernel's order of summation is fixed: entry (i, j) is the sum over the
+/// blocks of kNarrowProductSweep consecutive t, in order, of each block's
+/// chain of fused multiply-adds a_it b_tj from zero. So a row's result does
+/// not depend on n or on where the row falls, and round-off grows with the
+/// block length plus the number of blocks, not with k.
 void narrow_product(int m, int n, int k, const double* a, int lda, const double* b, int ldb,
                     double* c, int ldc);
 
-/// The same in single precision: each entry one chain of float FMAs.
+/// The same in single precision.
 void narrow_product(int m, int n, int k, const float* a, int lda, const float* b, int ldb, float* c,
                     int ldc);
 
