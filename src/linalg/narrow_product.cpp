@@ -43,14 +43,12 @@ struct Lanes<float> {
 };
 
 constexpr int kColumns = 12;  // columns of C per register tile: 24 accumulators
-// Columns of A per sweep down the rows: each is a stream the prefetcher
-// follows, and C's tiles are reloaded once per sweep. Measured: 16-64 within
-// 5% at n = 16000 and 32000; fewer streams lose bandwidth, more lose the
-// prefetcher. Each sweep's sum starts from zero and is then added to C
-// (blocked summation): with one chain over all of k instead, single
-// precision's eigenvalues moved 1.7e-8 from double's at n = 16000, against
-// 1.3e-9 with sgemm.
-constexpr int kSweep = kNarrowProductSweep;
+// Columns of A per sweep down the rows (narrow_product_sweep): each is a
+// stream the prefetcher follows, and C's tiles are reloaded once per sweep.
+// Each sweep's sum starts from zero and is then added to C (blocked
+// summation): with one chain over all of k instead, single precision's
+// eigenvalues moved 1.7e-8 from double's at n = 16000, against 1.3e-9 with
+// sgemm.
 // Distance of the software prefetch down each column of A: six cache lines
 // (384 bytes, three tiles of double rows) ahead. Measured in double: 256-512
 // bytes best; 1 KB and beyond 10-30% slower.
@@ -71,9 +69,10 @@ __attribute__((target("avx512f"))) void tiles_avx512(int rows, int k, const T* a
                                                      std::size_t ldo) {
   using L = Lanes<T>;
   constexpr int lanes = L::count, prefetch = kPrefetchBytes / int(sizeof(T));
+  constexpr int sweep = narrow_product_sweep<T>;
   const int width = groups * kColumns;
-  for (int k0 = 0; k0 < k; k0 += kSweep) {
-    const int k1 = std::min(k, k0 + kSweep);
+  for (int k0 = 0; k0 < k; k0 += sweep) {
+    const int k1 = std::min(k, k0 + sweep);
     for (int i0 = 0; i0 < rows; i0 += tile_rows<T>())
       for (int g = 0; g < groups; ++g) {
         T* c = out + std::size_t(g) * kColumns * ldo + i0;

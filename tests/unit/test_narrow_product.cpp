@@ -2,7 +2,7 @@
 // within the bound of any order of summation, at every instruction set this
 // CPU has: tall and short A, widths below, at and between multiples of the
 // 12-column tiles, row counts around multiples of the 16-row tiles, k around
-// the 32-column sweeps, and leading dimensions larger than the rows; in
+// the sweeps (32 and 64 columns), and leading dimensions larger than the rows; in
 // double and in float. And the AVX-512 kernel's order of summation, bit for
 // bit.
 #include <gtest/gtest.h>
@@ -36,7 +36,7 @@ void check_summation_bound() {
   for (SimdLevel level : supported_levels())
     for (int m : {1, 15, 16, 17, 33, 47, 200})
       for (int n : {1, 5, 12, 13, 24, 25, 40})
-        for (int k : {0, 1, 31, 32, 33, 70}) {
+        for (int k : {0, 1, 31, 32, 33, 64, 65, 70}) {
           const int lda = m + 3, ldb = k + 2, ldc = m + 5;
           std::vector<T> a(std::size_t(lda) * std::max(k, 1)), b(std::size_t(ldb) * n);
           for (T& v : a) v = T(value(gen));
@@ -82,13 +82,13 @@ TEST(NarrowProduct, EveryEntryWithinTheSummationBound) {
 template <class T>
 void check_order_of_summation() {
   // The documented order, emulated one entry at a time with std::fma: blocks
-  // of kNarrowProductSweep terms, each a chain from zero, added in order. The
+  // of narrow_product_sweep<T> terms, each a chain from zero, added in order. The
   // tiled rows must match it bit for bit (so they depend neither on the
   // width nor on the row's position); the rows below the last full tile are
   // dgemm's and only within the bound of the test above.
   std::mt19937_64 gen(3);
   std::uniform_real_distribution<double> value(-1, 1);
-  const int m = 3 * 32 + 5, n = 13, k = 2 * kNarrowProductSweep + 6;
+  const int m = 3 * 32 + 5, n = 13, k = 2 * narrow_product_sweep<T> + 6;
   const int tiled = m / (sizeof(T) == 8 ? 16 : 32) * (sizeof(T) == 8 ? 16 : 32);
   std::vector<T> a(std::size_t(m) * k), b(std::size_t(k) * n), c(std::size_t(m) * n);
   for (T& v : a) v = T(value(gen));
@@ -97,9 +97,9 @@ void check_order_of_summation() {
   for (int j = 0; j < n; ++j)
     for (int i = 0; i < tiled; ++i) {
       T total = 0;
-      for (int t0 = 0; t0 < k; t0 += kNarrowProductSweep) {
+      for (int t0 = 0; t0 < k; t0 += narrow_product_sweep<T>) {
         T block = 0;
-        for (int t = t0; t < std::min(k, t0 + kNarrowProductSweep); ++t)
+        for (int t = t0; t < std::min(k, t0 + narrow_product_sweep<T>); ++t)
           block = std::fma(a[std::size_t(t) * m + i], b[std::size_t(j) * k + t], block);
         total = t0 == 0 ? block : total + block;
       }
