@@ -203,8 +203,9 @@ bool fill_kernel(const Kernel& kernel, const std::vector<double>& row_panel,
       const auto xn = row_norms_squared(row_panel, k.local_rows(), d);
       const auto yn = row_norms_squared(col_panel, k.local_cols(), d);
       // exp(-gamma max(0, ||x||^2 + ||y||^2 - 2 x.y)), the clamp against
-      // cancellation, a column at a time in SIMD lanes; the column is summed
-      // while it is still in cache.
+      // cancellation, in SIMD lanes on each tile right after its Gram
+      // product, and summed while the tile is still in cache; each column's
+      // sum carries from tile to tile down the slab.
       if (sums) {
         sums->rows.assign(k.local_rows(), 0.0);
         sums->cols.assign(k.local_cols(), 0.0);

@@ -88,8 +88,8 @@ void BlockProduct::apply(const double* x, int ldx, int width, double* y, int ldy
     row += rows;
   }
 
-  // 2. One narrow_product (in double or float) over the whole local block A[R_p, C_q]: its partial
-  //    sum of the rows R_p of A X.
+  // 2. One narrow_product (in double or float) over the whole local block
+  //    A[R_p, C_q]: its partial sum of the rows R_p of A X.
   product_.resize(std::size_t(std::max(lr, 1)) * width);
   if (lr > 0) {
     if (lc == 0) {
