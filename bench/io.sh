@@ -60,9 +60,12 @@ run pca --input "$dir/X.npy" -k "$d" --output-dir "$dir/csv-source" --quiet
 mv "$dir/csv-source/embedding.csv" "$dir/X.csv"
 rm -rf "$dir/csv-source"
 
-for f in $formats; do
-  echo "kembed pca --input X.$f -k $k --output-format $f ($ranks ranks, $repeat runs) ..."
-  for r in $(seq "$repeat"); do
+# The formats take turns, run r of each before run r + 1 of any: the VM's cost
+# of first touch drifts over minutes (README, "First touch on this VM"), and
+# a format whose runs all came in one stretch would carry that stretch's cost.
+echo "kembed pca -k $k --output-format as the input, $formats in turn ($ranks ranks, $repeat runs each) ..."
+for r in $(seq "$repeat"); do
+  for f in $formats; do
     run pca --input "$dir/X.$f" -k "$k" --output-format "$f" --output-dir "$dir/out-$f-$r" --quiet
   done
 done
