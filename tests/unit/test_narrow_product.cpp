@@ -74,6 +74,89 @@ void check_summation_bound() {
 
 }  // namespace
 
+// C^T += A^T B with B and C^T by rows (lower-block storage's mirror
+// product) and C += A B (narrow_product_add), against long double sums
+// added to the values C held, at every instruction set; the padding past
+// each row of C^T (and past the rows of C) stays as it was.
+template <class T>
+void check_products_that_add() {
+  std::mt19937_64 gen(11);
+  std::uniform_real_distribution<double> value(-1, 1);
+  const T sentinel = 12345;
+  const long double eps = std::numeric_limits<T>::epsilon();
+  for (SimdLevel level : supported_levels())
+    for (int m : {0, 1, 7, 64, 200})
+      for (int n : {1, 5, 8, 16, 23, 24, 25, 40, 49})
+        for (int k : {1, 3, 8, 15, 64}) {
+          const int lda = m + 3, ldbt = n + 2, ldct = n + 5;
+          std::vector<T> a(std::size_t(lda) * k), bt(std::size_t(ldbt) * std::max(m, 1));
+          for (T& v : a) v = T(value(gen));
+          for (T& v : bt) v = T(value(gen));
+          std::vector<T> ct(std::size_t(ldct) * k, sentinel), before(ct.size());
+          for (int c = 0; c < k; ++c)
+            for (int j = 0; j < n; ++j) ct[std::size_t(c) * ldct + j] = T(value(gen));
+          before = ct;
+          narrow_product_transposed_add(m, n, k, a.data(), lda, bt.data(), ldbt, ct.data(), ldct,
+                                        level);
+          long double worst = 0;
+          bool padding_kept = true;
+          for (int c = 0; c < k; ++c) {
+            for (int j = 0; j < n; ++j) {
+              const long double start = before[std::size_t(c) * ldct + j];
+              long double exact = start, magnitude = std::fabs(start);
+              for (int r = 0; r < m; ++r) {
+                const long double p =
+                    (long double)a[std::size_t(c) * lda + r] * bt[std::size_t(r) * ldbt + j];
+                exact += p;
+                magnitude += std::fabs(p);
+              }
+              const long double bound = (m + 2) * eps * magnitude + std::numeric_limits<T>::min();
+              const long double error = std::fabs(ct[std::size_t(c) * ldct + j] - exact);
+              worst = std::max(worst, std::isnan(error) ? INFINITY : error / bound);
+            }
+            for (int j = n; j < ldct; ++j) padding_kept &= ct[std::size_t(c) * ldct + j] == sentinel;
+          }
+          EXPECT_LE(worst, 1.0L) << "transposed " << simd_level_name(level) << " bytes "
+                                 << sizeof(T) << " m " << m << " n " << n << " k " << k;
+          EXPECT_TRUE(padding_kept) << "transposed " << simd_level_name(level) << " m " << m
+                                    << " n " << n << " k " << k;
+        }
+  for (SimdLevel level : supported_levels())
+    for (int m : {1, 16, 17, 47})
+      for (int n : {1, 12, 13, 24})
+        for (int k : {1, 64, 70}) {
+          const int lda = m + 1, ldb = k, ldc = m + 2;
+          std::vector<T> a(std::size_t(lda) * k), b(std::size_t(ldb) * n);
+          for (T& v : a) v = T(value(gen));
+          for (T& v : b) v = T(value(gen));
+          std::vector<T> c(std::size_t(ldc) * n, sentinel);
+          for (int j = 0; j < n; ++j)
+            for (int i = 0; i < m; ++i) c[std::size_t(j) * ldc + i] = T(value(gen));
+          const std::vector<T> before = c;
+          narrow_product(m, n, k, a.data(), lda, b.data(), ldb, c.data(), ldc, level, true);
+          long double worst = 0;
+          for (int j = 0; j < n; ++j)
+            for (int i = 0; i < m; ++i) {
+              long double exact = before[std::size_t(j) * ldc + i], magnitude = std::fabs(exact);
+              for (int t = 0; t < k; ++t) {
+                const long double p =
+                    (long double)a[std::size_t(t) * lda + i] * b[std::size_t(j) * ldb + t];
+                exact += p;
+                magnitude += std::fabs(p);
+              }
+              const long double bound = (k + 2) * eps * magnitude;
+              worst = std::max(worst, std::fabs(c[std::size_t(j) * ldc + i] - exact) / bound);
+            }
+          EXPECT_LE(worst, 1.0L) << "add " << simd_level_name(level) << " bytes " << sizeof(T)
+                                 << " m " << m << " n " << n << " k " << k;
+        }
+}
+
+TEST(NarrowProduct, ProductsThatAddWithinTheSummationBound) {
+  check_products_that_add<double>();
+  check_products_that_add<float>();
+}
+
 TEST(NarrowProduct, EveryEntryWithinTheSummationBound) {
   check_summation_bound<double>();
   check_summation_bound<float>();

@@ -40,11 +40,37 @@ void narrow_product(int m, int n, int k, const double* a, int lda, const double*
 void narrow_product(int m, int n, int k, const float* a, int lda, const float* b, int ldb, float* c,
                     int ldc);
 
-/// Both with the instruction set given: dgemm (sgemm) below SimdLevel::avx512.
+/// C <- C + A B, with the same kernel: each block's chain of sums is added to
+/// C in order, the first block's too.
+void narrow_product_add(int m, int n, int k, const double* a, int lda, const double* b, int ldb,
+                        double* c, int ldc);
+void narrow_product_add(int m, int n, int k, const float* a, int lda, const float* b, int ldb,
+                        float* c, int ldc);
+
+/// C^T <- C^T + A^T B for the same tall A (m x k, column-major, lda) and an
+/// m x n block B given by rows: bt row-major (row r at bt + r ldbt), and the
+/// k x n result C by rows too (ct row-major, ldct): the product with A's
+/// mirror image that lower-block storage needs (BlockProduct). With AVX-512
+/// a kernel of kembed's own: 8 columns of A by 24 (48 in float) columns of
+/// B in registers, each row of A and B one broadcast and three fused
+/// multiply-adds per column, the sum over all m rows in one chain; else
+/// dgemm (sgemm) on the transposed views.
+void narrow_product_transposed_add(int m, int n, int k, const double* a, int lda,
+                                   const double* bt, int ldbt, double* ct, int ldct);
+void narrow_product_transposed_add(int m, int n, int k, const float* a, int lda, const float* bt,
+                                   int ldbt, float* ct, int ldct);
+void narrow_product_transposed_add(int m, int n, int k, const double* a, int lda,
+                                   const double* bt, int ldbt, double* ct, int ldct,
+                                   SimdLevel level);
+void narrow_product_transposed_add(int m, int n, int k, const float* a, int lda, const float* bt,
+                                   int ldbt, float* ct, int ldct, SimdLevel level);
+
+/// All of them with the instruction set given: dgemm (sgemm) below
+/// SimdLevel::avx512; `add` selects C + A B.
 /// @pre level <= best_simd_level()
 void narrow_product(int m, int n, int k, const double* a, int lda, const double* b, int ldb,
-                    double* c, int ldc, SimdLevel level);
+                    double* c, int ldc, SimdLevel level, bool add = false);
 void narrow_product(int m, int n, int k, const float* a, int lda, const float* b, int ldb, float* c,
-                    int ldc, SimdLevel level);
+                    int ldc, SimdLevel level, bool add = false);
 
 }  // namespace kembed
