@@ -139,6 +139,31 @@ class ColumnSum {
   int tail_count_ = 0;
 };
 
+// Lower-block storage: a column's stored rows [from, m) go into the row
+// sums, and its rows below the diagonal block, [below, m), into the column's
+// sum (entry li into partial li mod 4), in segments of any size.
+class StoredColumnSum {
+ public:
+  StoredColumnSum() = default;
+  StoredColumnSum(int from, int below) : from_(from), below_(below) {}
+  void add(const double* __restrict column, int begin, int end, double* __restrict row_sums) {
+    for (int li = std::max(begin, from_); li < end; ++li) row_sums[li] += column[li];
+    double partial[kPartials];
+    for (int p = 0; p < kPartials; ++p) partial[p] = partial_[p];
+    int li = std::max(begin, below_);
+    for (; li < end && li % kPartials != 0; ++li) partial[li % kPartials] += column[li];
+    for (; li + kPartials <= end; li += kPartials)
+      for (int p = 0; p < kPartials; ++p) partial[p] += column[li + p];
+    for (; li < end; ++li) partial[li % kPartials] += column[li];
+    for (int p = 0; p < kPartials; ++p) partial_[p] = partial[p];
+  }
+  double total() const { return (partial_[0] + partial_[2]) + (partial_[1] + partial_[3]); }
+
+ private:
+  int from_ = 0, below_ = 0;
+  double partial_[kPartials] = {};
+};
+
 // Adds the m entries of `column` into row_sums and returns their sum.
 double add_column(const double* column, int m, double* row_sums) {
   ColumnSum sum;
@@ -152,6 +177,14 @@ LocalSums local_sums(const DistMatrix& k) {
   LocalSums sums;
   sums.rows.assign(k.local_rows(), 0.0);
   sums.cols.assign(k.local_cols(), 0.0);
+  if (k.storage() == Storage::lower_blocks) {
+    for (int lj = 0; lj < k.local_cols(); ++lj) {
+      StoredColumnSum sum(k.stored_from(lj), k.below_diagonal_from(lj));
+      sum.add(k.data() + std::size_t(lj) * k.ld(), 0, k.local_rows(), sums.rows.data());
+      sums.cols[lj] = sum.total();
+    }
+    return sums;
+  }
   for (int lj = 0; lj < k.local_cols(); ++lj)
     sums.cols[lj] =
         add_column(k.data() + std::size_t(lj) * k.ld(), k.local_rows(), sums.rows.data());
@@ -189,7 +222,12 @@ bool fill_kernel(const Kernel& kernel, const std::vector<double>& row_panel,
     case KernelType::linear:
     case KernelType::poly:
     case KernelType::sigmoid:
-      if (kernel.type == KernelType::linear) local_gram(row_panel, col_panel, d, k);
+      if (kernel.type == KernelType::linear) {
+        if (k.storage() == Storage::full)
+          local_gram(row_panel, col_panel, d, k);
+        else  // only the stored blocks
+          local_gram_tiled(row_panel, col_panel, d, k, [](const LocalTile&) {});
+      }
       if (kernel.type == KernelType::poly)
         local_gram_map(row_panel, col_panel, d, k, [&](double g, int, int) {
           return integer_power(gamma * g + coef0, degree);
@@ -211,7 +249,21 @@ bool fill_kernel(const Kernel& kernel, const std::vector<double>& row_panel,
         sums->cols.assign(k.local_cols(), 0.0);
       }
       std::vector<ColumnSum> slab_sums;
+      std::vector<StoredColumnSum> stored_sums;
+      const bool lower = k.storage() == Storage::lower_blocks;
+      for (int lj = 0; lower && lj < k.local_cols(); ++lj)
+        stored_sums.emplace_back(k.stored_from(lj), k.below_diagonal_from(lj));
       local_gram_tiled(row_panel, col_panel, d, k, [&](const LocalTile& tile) {
+        if (lower) {
+          for (int lj = tile.col; lj < tile.col + tile.cols; ++lj) {
+            double* column = k.data() + std::size_t(lj) * k.ld();
+            exp_neg_squared_distances(column + tile.row, xn.data() + tile.row, yn[lj], gamma,
+                                      std::size_t(tile.rows));
+            if (sums)
+              stored_sums[lj].add(column, tile.row, tile.row + tile.rows, sums->rows.data());
+          }
+          return;
+        }
         if (tile.row == 0) slab_sums.assign(tile.cols, ColumnSum{});
         for (int c = 0; c < tile.cols; ++c) {
           const int lj = tile.col + c;
@@ -223,6 +275,8 @@ bool fill_kernel(const Kernel& kernel, const std::vector<double>& row_panel,
           if (tile.row + tile.rows == k.local_rows()) sums->cols[lj] = slab_sums[c].total();
         }
       });
+      if (sums && lower)
+        for (int lj = 0; lj < k.local_cols(); ++lj) sums->cols[lj] = stored_sums[lj].total();
       // Pairs with a huge row again, from the differences: their norms
       // overflow (inf - inf), or round-off in them (eps ||x||^2) would be a
       // visible part of gamma ||x - y||^2.

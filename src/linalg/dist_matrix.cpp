@@ -84,6 +84,25 @@ BasicDistMatrix<T>::BasicDistMatrix(const BlacsGrid& grid, std::int64_t m, std::
 }
 
 template <class T>
+void BasicDistMatrix<T>::set_storage(Storage storage) {
+  if (storage == Storage::lower_blocks &&
+      (rows() != cols() || rows_.block_size() != cols_.block_size()))
+    throw Error("lower-block storage needs a square matrix with square blocks");
+  storage_ = storage;
+}
+
+template <class T>
+int BasicDistMatrix<T>::rows_before_block(int lj, int extra) const {
+  if (storage_ == Storage::full) return 0;
+  // Row blocks of this process row: myrow, myrow + P, ...; count those below
+  // block `limit`.
+  const std::int64_t limit = cols_.to_global(lj) / cols_.block_size() + extra;
+  const std::int64_t p = grid_->myrow(), procs = grid_->nprow();
+  const std::int64_t blocks = limit > p ? (limit - p + procs - 1) / procs : 0;
+  return static_cast<int>(std::min<std::int64_t>(blocks * rows_.block_size(), local_rows()));
+}
+
+template <class T>
 void BasicDistMatrix<T>::scatter_from_root(const std::vector<T>& full) {
   const Comm& comm = grid_->comm();
   const auto coords = grid_coordinates(*grid_);

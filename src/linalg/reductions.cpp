@@ -68,11 +68,27 @@ double scaled_sum_squares(const T* column, std::int64_t rows, double inverse) {
   return total;
 }
 
+// With lower-block storage an entry below the diagonal block stands for two.
+template <class T>
+double stored_weight(const BasicDistMatrix<T>& a) {
+  return a.storage() == Storage::lower_blocks ? 2.0 : 1.0;
+}
+
 template <class T>
 std::vector<ColumnSquares> column_passes(const BasicDistMatrix<T>& a) {
   std::vector<ColumnSquares> passes(a.local_cols());
-  for (int lj = 0; lj < a.local_cols(); ++lj)
-    passes[lj] = column_pass(a.data() + std::size_t(lj) * a.ld(), a.local_rows());
+  for (int lj = 0; lj < a.local_cols(); ++lj) {
+    const T* column = a.data() + std::size_t(lj) * a.ld();
+    const int from = a.stored_from(lj), below = a.below_diagonal_from(lj);
+    if (a.storage() == Storage::full) {
+      passes[lj] = column_pass(column, a.local_rows());
+      continue;
+    }
+    const ColumnSquares diagonal = column_pass(column + from, below - from);
+    const ColumnSquares lower = column_pass(column + below, a.local_rows() - below);
+    passes[lj] = {diagonal.sum_squares + stored_weight(a) * lower.sum_squares,
+                  std::max(diagonal.largest, lower.largest)};
+  }
   return passes;
 }
 
@@ -98,8 +114,11 @@ std::vector<double> column_norms_of(const BasicDistMatrix<T>& a,
   for (int lj = 0; lj < a.local_cols(); ++lj) {
     const std::int64_t j = a.col_dist().to_global(lj);
     if (scale[j] == 0 || (scale[j] >= kSafeLow && scale[j] <= kSafeHigh)) continue;
-    sums[j] = scaled_sum_squares(a.data() + std::size_t(lj) * a.ld(), a.local_rows(),
-                                 1 / scale[j]);
+    const T* column = a.data() + std::size_t(lj) * a.ld();
+    const int from = a.stored_from(lj), below = a.below_diagonal_from(lj);
+    sums[j] = scaled_sum_squares(column + from, below - from, 1 / scale[j]) +
+              stored_weight(a) * scaled_sum_squares(column + below, a.local_rows() - below,
+                                                    1 / scale[j]);
   }
   comm.sum_in_place(sums);
   for (std::size_t j = 0; j < sums.size(); ++j) {

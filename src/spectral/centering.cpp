@@ -68,20 +68,28 @@ void shift_columns(BasicDistMatrix<T>& k, int lj, const double* shift,
   T* column[C];
   for (int q = 0; q < C; ++q) column[q] = k.data() + std::size_t(lj + q) * k.ld();
   double sum[C][kChains] = {}, top[C][kChains] = {};
-  const auto update = [&](int li, int chain) {
+  const auto update = [&](int li, int chain, double weight) {
     const double row = row_means[li];
     for (int q = 0; q < C; ++q) {
       column[q][li] += shift[q] - row;
       const double v = column[q][li];
-      sum[q][chain] += v * v;
+      sum[q][chain] += weight * (v * v);
       top[q][chain] = std::max(top[q][chain], std::abs(v));
     }
   };
-  const int m = k.local_rows();
-  int li = 0;
-  for (; li + kChains <= m; li += kChains)
-    for (int c = 0; c < kChains; ++c) update(li + c, c);
-  for (int c = 0; li < m; ++li, ++c) update(li, c);
+  // Rows [from, below) with weight 1, [below, m) with 2: with lower-block
+  // storage an entry below the diagonal block stands for itself and its
+  // mirror image in the Frobenius norm. (Full storage: from = below = 0.)
+  const int m = k.local_rows(), from = k.stored_from(lj), below = k.below_diagonal_from(lj);
+  const auto rows = [&](int begin, int end, double weight) {
+    int li = begin;
+    for (; li < end && li % kChains != 0; ++li) update(li, li % kChains, weight);
+    for (; li + kChains <= end; li += kChains)
+      for (int c = 0; c < kChains; ++c) update(li + c, c, weight);
+    for (; li < end; ++li) update(li, li % kChains, weight);
+  };
+  rows(from, below, 1.0);
+  rows(below, m, k.storage() == Storage::lower_blocks ? 2.0 : 1.0);
   for (int q = 0; q < C; ++q) {
     squares[q] = ColumnSquares{};
     for (int c = 0; c < kChains; ++c) {
@@ -104,8 +112,17 @@ CenteringStats means_from_local_sums(const BasicDistMatrix<T>& k,
   for (int lj = 0; lj < k.local_cols(); ++lj) stats.col_means[col_index[lj]] = local_col_sums[lj];
   for (int li = 0; li < k.local_rows(); ++li) stats.row_means[row_index[li]] = local_row_sums[li];
   const Comm& comm = k.grid().comm();
-  comm.sum_in_place(stats.row_means);
-  comm.sum_in_place(stats.col_means);
+  if (k.storage() == Storage::lower_blocks) {
+    // Symmetric: row i's sum is its stored entries' (the local row sums)
+    // plus column i's entries below the diagonal block (the local column
+    // sums, which leave the diagonal block out); rows and columns agree.
+    for (int lj = 0; lj < k.local_cols(); ++lj) stats.row_means[col_index[lj]] += local_col_sums[lj];
+    comm.sum_in_place(stats.row_means);
+    stats.col_means = stats.row_means;
+  } else {
+    comm.sum_in_place(stats.row_means);
+    comm.sum_in_place(stats.col_means);
+  }
   double total = 0;
   for (double& s : stats.col_means) {
     total += s;
@@ -127,15 +144,22 @@ void subtract_means(BasicDistMatrix<T>& k, CenteringStats& stats) {
   const int n = k.local_cols();
   std::vector<ColumnSquares> squares(n);
   double shift[kColumns];
-  int lj = 0;
-  for (; lj + kColumns <= n; lj += kColumns) {
-    for (int q = 0; q < kColumns; ++q)
-      shift[q] = stats.grand_mean - stats.col_means[col_index[lj + q]];
-    shift_columns<kColumns, T>(k, lj, shift, local_row_means, &squares[lj]);
-  }
-  for (; lj < n; ++lj) {
-    shift[0] = stats.grand_mean - stats.col_means[col_index[lj]];
-    shift_columns<1, T>(k, lj, shift, local_row_means, &squares[lj]);
+  // A group's columns share their stored rows (one column block).
+  const auto one_block = [&](int first) {
+    return k.stored_from(first) == k.stored_from(first + kColumns - 1) &&
+           k.below_diagonal_from(first) == k.below_diagonal_from(first + kColumns - 1);
+  };
+  for (int lj = 0; lj < n;) {
+    if (lj + kColumns <= n && one_block(lj)) {
+      for (int q = 0; q < kColumns; ++q)
+        shift[q] = stats.grand_mean - stats.col_means[col_index[lj + q]];
+      shift_columns<kColumns, T>(k, lj, shift, local_row_means, &squares[lj]);
+      lj += kColumns;
+    } else {
+      shift[0] = stats.grand_mean - stats.col_means[col_index[lj]];
+      shift_columns<1, T>(k, lj, shift, local_row_means, &squares[lj]);
+      ++lj;
+    }
   }
   stats.frobenius_norm = frobenius_norm(k, squares);
 }
@@ -143,6 +167,10 @@ void subtract_means(BasicDistMatrix<T>& k, CenteringStats& stats) {
 }  // namespace
 
 CenteringStats kernel_means(const DistMatrix& k) {
+  if (k.storage() == Storage::lower_blocks) {
+    const kernel::LocalSums sums = kernel::local_sums(k);
+    return means_from_local_sums(k, sums.rows, sums.cols);
+  }
   // Local row sums accumulate in local order (the rounding of
   // kernel::local_sums and of assembly's fused sums), then scatter to global slots.
   std::vector<double> local_row_sums(k.local_rows(), 0.0), local_col_sums(k.local_cols(), 0.0);

@@ -58,6 +58,8 @@ Eigenpairs top_eigenpairs(DistMatrix& a, int k, Solver solver, const KrylovSetti
                   "); fell back to evr";
     return result;
   }
+  if (solver == Solver::elpa && a.storage() != Storage::full)
+    throw Error("elpa needs the whole matrix; lower-block storage is for krylov, evd and evr");
   if (solver == Solver::elpa && elpa::available()) {
     // ELPA 2022.11 fails or hangs when a process row or column owns no block.
     const std::int64_t blocks = (n + nb - 1) / nb;

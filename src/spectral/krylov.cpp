@@ -259,6 +259,8 @@ class BlockKrylov {
 
 KrylovResult krylov_top_eigenpairs(const DistMatrix& a, int k, const KrylovSettings& settings) {
   if (k < 1 || k > a.rows()) throw Error("krylov: need 1 <= k <= n");
+  if (settings.product == KrylovProduct::pdgemm && a.storage() != Storage::full)
+    throw Error("krylov: the pdgemm product needs full storage");
   BlockKrylov<double> solver(a, k, settings);
   return solver.run();
 }

@@ -76,6 +76,21 @@ Solver planned_solver(const ProblemShape& s) {
   return solver == Solver::elpa && elpa_falls_back(s) ? Solver::evr : solver;
 }
 
+// Bytes of the blocks on and below the diagonal that process (0, 0) holds:
+// for each of its block columns J, the rows of its row blocks I >= J.
+double lower_blocks(const ProblemShape& s) {
+  const std::int64_t nb = effective_block_size(s.block_size, s.n);
+  const std::int64_t blocks = s.n > 0 ? (s.n - 1) / nb + 1 : 0;
+  const double rows = local_count(s.n, nb, s.nprow);
+  double entries = 0;
+  for (std::int64_t j = 0; j < blocks; j += s.npcol) {
+    const double cols = static_cast<double>(std::min(nb, s.n - j * nb));
+    const std::int64_t above = (j + s.nprow - 1) / s.nprow;  // row blocks 0, P, ... below j
+    entries += cols * std::max(0.0, rows - static_cast<double>(above * nb));
+  }
+  return entries * kDouble;
+}
+
 std::string count(double v) {
   char text[32];
   std::snprintf(text, sizeof text, "%.0f", v);
@@ -119,6 +134,8 @@ MemoryPlan plan_memory(const ProblemShape& s) {
     const double slab = double(kernel::kDefaultSlabEntries);
     plan.items.push_back({"assembly slab (double)",
                           np * std::max(nb, std::floor(slab / (np * nb)) * nb) * kDouble});
+  } else if (s.lower_storage) {
+    plan.items.push_back({"n x n matrix (blocks on and below the diagonal)", lower_blocks(s)});
   } else {
     plan.items.push_back({"n x n matrix (local block)", local});
   }
@@ -192,6 +209,9 @@ MemoryPlan plan_memory(const ProblemShape& s) {
       plan.items.push_back({"krylov basis and products", 2 * rows * m * kDouble});
       plan.items.push_back(
           {"krylov 2-D blocks", 2 * np * local_count(b, z.nb, s.npcol) * kDouble});
+      // The lower-block product holds all of X and the n x b partial sums.
+      if (s.lower_storage)
+        plan.items.push_back({"lower-block product buffers", 3 * n * double(b) * kDouble});
       break;
     }
   }

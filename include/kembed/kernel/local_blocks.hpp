@@ -43,17 +43,34 @@ void gram_tile(const std::vector<double>& row_panel, const std::vector<double>& 
 /// out's local block <- X_rows X_cols^T tile by tile, calling visit(tile)
 /// right after each tile is computed, while it is still in cache. The tiles
 /// come in slabs of kGramTileCols columns, left to right, each slab top to
-/// bottom; so each entry's row sees the columns in increasing order.
+/// bottom; so each entry's row sees the columns in increasing order. With
+/// lower-block storage only the stored entries are computed: each tile is
+/// cut at the column blocks, and each piece starts at its block's first
+/// stored row (pieces of one slab still come top to bottom).
 template <class Visit>
 void local_gram_tiled(const std::vector<double>& row_panel, const std::vector<double>& col_panel,
                       int d, DistMatrix& out, Visit&& visit) {
-  const int m = out.local_rows(), n = out.local_cols();
+  const int m = out.local_rows(), n = out.local_cols(), nb = out.col_dist().block_size();
+  const bool lower = out.storage() == Storage::lower_blocks;
   for (int col = 0; col < n; col += kGramTileCols)
     for (int row = 0; row < m; row += kGramTileRows) {
       const LocalTile tile{row, std::min(kGramTileRows, m - row), col,
                            std::min(kGramTileCols, n - col)};
-      gram_tile(row_panel, col_panel, d, out, tile);
-      visit(tile);
+      if (!lower) {
+        gram_tile(row_panel, col_panel, d, out, tile);
+        visit(tile);
+        continue;
+      }
+      for (int c = tile.col; c < tile.col + tile.cols;) {
+        const int end = std::min({tile.col + tile.cols, (c / nb + 1) * nb});
+        const int first = std::max(tile.row, out.stored_from(c));
+        const LocalTile piece{first, tile.row + tile.rows - first, c, end - c};
+        if (piece.rows > 0) {
+          gram_tile(row_panel, col_panel, d, out, piece);
+          visit(piece);
+        }
+        c = end;
+      }
     }
 }
 

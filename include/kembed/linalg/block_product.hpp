@@ -28,6 +28,13 @@ namespace kembed {
 /// single-precision storage of A it runs on X rounded to float, summed in
 /// float over the local columns; X and Y stay
 /// double (the solver's basis and Rayleigh-Ritz work in double).
+///
+/// With lower-block storage (Storage::lower_blocks) each stored block A_IJ
+/// below the diagonal serves twice in the same pass: A_IJ X_J for rows I and
+/// A_IJ^T X_I for rows J, a column block's rows taken in chunks that stay in
+/// cache between the two. Every rank then needs all of X (gathered from all
+/// ranks: n w values, the size of the reduce-scatter), and its partial
+/// products cover its rows and its columns of A.
 /// Move-only (owns two sub-communicators).
 class BlockProduct {
  public:
@@ -47,8 +54,17 @@ class BlockProduct {
   void apply(const double* x, int ldx, int width, double* y, int ldy);
 
  private:
-  BlockProduct(const BlacsGrid& grid, const BlockCyclic1D& rows, const BlockCyclic1D& cols, int lda,
-               const double* a, const float* a_single);
+  // Local rows [from, below) of a stored column block hold its diagonal
+  // block, [below, local rows) the blocks strictly below it.
+  struct StoredBlock {
+    int col, cols, from, below;
+  };
+  template <class T>
+  BlockProduct(const BasicDistMatrix<T>& a, const double* ad, const float* af);
+  template <class T>
+  void local_products(const T* a, int width, std::vector<T>& x_cols, std::vector<T>& x_rows,
+                      std::vector<T>& y_rows, std::vector<T>& y_cols);
+  void apply_lower(const double* x, int ldx, int width, double* y, int ldy);
   const Comm* comm_;
   std::int64_t n_;
   int local_rows_, local_cols_, lda_;
@@ -62,6 +78,13 @@ class BlockProduct {
   std::vector<int> receiver_, receiver_row_;  // local row of A -> its rank and line row there
   std::vector<double> gathered_, packed_, product_, send_;
   std::vector<float> gathered_single_, product_single_;
+  // Lower-block storage only:
+  std::vector<StoredBlock> stored_;
+  bool lower_ = false;
+  std::vector<int> col_owner_, col_line_;  // local column of A -> its rank and line row there
+  std::vector<std::int64_t> rank_base_;    // rows of X on the ranks before each rank
+  std::vector<double> x_all_, x_cols_, x_rows_, y_rows_, y_cols_;
+  std::vector<float> xf_cols_, xf_rows_, yf_rows_, yf_cols_;
 };
 
 }  // namespace kembed

@@ -10,6 +10,16 @@
 
 namespace kembed {
 
+/// Which entries of a symmetric matrix its local blocks hold.
+/// - full: every entry.
+/// - lower_blocks: the blocks on and below the block diagonal (block row I >=
+///   block column J), the diagonal blocks whole. Nothing above is ever
+///   written or read, so those pages are never touched and the operating
+///   system backs half the matrix with memory: symmetric kernel storage for
+///   the solvers that read one triangle (the block product, and ScaLAPACK's
+///   routines called with UPLO = 'L').
+enum class Storage { full, lower_blocks };
+
 /// Owns the local column-major piece of an m x n matrix of T (double, or
 /// float for single-precision kernel storage) distributed in mb x nb blocks
 /// over a BlacsGrid, and its ScaLAPACK descriptor. Move-only. Indices are
@@ -43,6 +53,16 @@ class BasicDistMatrix {
   int ld() const { return desc_[8]; }
   T* data() { return local_.get(); }
   const T* data() const { return local_.get(); }
+  Storage storage() const { return storage_; }
+  /// Declares which entries hold the matrix (writes nothing).
+  /// @pre lower_blocks only for a square matrix with square blocks
+  void set_storage(Storage storage);
+  /// With lower_blocks storage, local column lj holds the local rows from
+  /// stored_from(lj) on, and those from below_diagonal_from(lj) on lie in
+  /// blocks strictly below the diagonal. With full storage: 0 and 0.
+  int stored_from(int lj) const { return rows_before_block(lj, 0); }
+  int below_diagonal_from(int lj) const { return rows_before_block(lj, 1); }
+
   /// The ScaLAPACK descriptor (9 ints).
   const int* desc() const { return desc_; }
   T& local(int li, int lj) { return local_.get()[std::size_t(lj) * ld() + li]; }
@@ -69,10 +89,13 @@ class BasicDistMatrix {
     void operator()(T* p) const noexcept;
   };
   BasicDistMatrix(const BlacsGrid& grid, std::int64_t m, std::int64_t n, int mb, int nb, bool zero);
+  // Local rows whose row block comes before block column(lj) + extra.
+  int rows_before_block(int lj, int extra) const;
   const BlacsGrid* grid_;
   BlockCyclic1D rows_, cols_;
   int desc_[9] = {};
   std::unique_ptr<T, Free> local_;
+  Storage storage_ = Storage::full;
 };
 
 extern template class BasicDistMatrix<double>;

@@ -29,6 +29,9 @@ struct ProblemShape {
   /// The method could store it so (kpca, mds from points): memory_shortfall
   /// then says when `--precision single` would fit.
   bool single_precision_available = false;
+  /// The n x n matrix held in its blocks on and below the diagonal
+  /// (Storage::lower_blocks; krylov in double).
+  bool lower_storage = false;
 };
 
 /// The block size a fit uses for an n x n decomposition (`order` = n) when

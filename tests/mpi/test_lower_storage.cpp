@@ -1,0 +1,301 @@
+// Lower-block storage (Storage::lower_blocks) of a symmetric matrix: the
+// blocks above the diagonal are filled with NaN first, so any read of them
+// shows in the results and any write of them is seen. On every grid shape
+// the rank count allows and block sizes that leave ranks without blocks:
+// assembly, centering, norms, the block product and the krylov solver against
+// the full storage and serial references.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+
+#include "kembed/kernel/assemble.hpp"
+#include "kembed/kernel/local_blocks.hpp"
+#include "kembed/linalg/block_product.hpp"
+#include "kembed/linalg/reductions.hpp"
+#include "kembed/spectral/centering.hpp"
+#include "kembed/spectral/krylov.hpp"
+#include "kembed/spectral/memory_plan.hpp"
+#include "serial_reference.hpp"
+#include "test_support.hpp"
+
+using namespace kembed;
+using namespace kembed::kernel;
+using namespace kembed::spectral;
+using kembed::test::all_ranks;
+using kembed::test::grid_shapes;
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+std::vector<double> panel(const std::vector<double>& x, int d, const BlockCyclic1D& dist) {
+  std::vector<double> p(std::size_t(dist.local_size()) * d);
+  for (int l = 0; l < dist.local_size(); ++l)
+    std::copy_n(&x[std::size_t(dist.to_global(l)) * d], d, &p[std::size_t(l) * d]);
+  return p;
+}
+
+// Whether global entry (i, j) lies in a block on or below the block diagonal.
+bool in_lower_blocks(std::int64_t i, std::int64_t j, int nb) { return i / nb >= j / nb; }
+
+// A matrix in lower-block storage holding `value(i, j)` in its stored
+// blocks and NaN above them.
+template <class T, class F>
+BasicDistMatrix<T> lower_with_nan_above(const BlacsGrid& grid, int n, int nb, F&& value) {
+  BasicDistMatrix<T> a(grid, n, n, nb, nb);
+  a.fill([&](std::int64_t i, std::int64_t j) {
+    return in_lower_blocks(i, j, nb) ? static_cast<T>(value(i, j)) : static_cast<T>(kNaN);
+  });
+  a.set_storage(Storage::lower_blocks);
+  return a;
+}
+
+// Stored entries: exactly the local rows from stored_from(lj) on, which are
+// the entries of blocks on and below the diagonal.
+template <class T>
+bool stored_rows_are_the_lower_blocks(const BasicDistMatrix<T>& a) {
+  const int nb = a.row_dist().block_size();
+  for (int lj = 0; lj < a.local_cols(); ++lj)
+    for (int li = 0; li < a.local_rows(); ++li) {
+      const std::int64_t i = a.row_dist().to_global(li), j = a.col_dist().to_global(lj);
+      if ((li >= a.stored_from(lj)) != in_lower_blocks(i, j, nb)) return false;
+      if ((li >= a.below_diagonal_from(lj)) != (i / nb > j / nb)) return false;
+    }
+  return true;
+}
+
+// Largest |a - b| over the stored entries, and whether the entries above
+// them are still NaN in a.
+struct Comparison {
+  double largest = 0;
+  bool above_untouched = true;
+};
+Comparison compare_stored(const DistMatrix& a, const DistMatrix& full) {
+  Comparison c;
+  for (int lj = 0; lj < a.local_cols(); ++lj)
+    for (int li = 0; li < a.local_rows(); ++li) {
+      if (li < a.stored_from(lj)) {
+        c.above_untouched &= std::isnan(a.local(li, lj));
+        continue;
+      }
+      const double d = std::abs(a.local(li, lj) - full.local(li, lj));
+      c.largest = std::isnan(d) ? INFINITY : std::max(c.largest, d);
+    }
+  return c;
+}
+
+Kernel make_kernel(KernelType type) {
+  Kernel k;
+  k.type = type;
+  k.gamma = 0.3;
+  k.degree = 3;
+  k.coef0 = 0.5;
+  return k;
+}
+
+std::vector<double> symmetric(int n, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<double> dist(-1, 1);
+  std::vector<double> a(std::size_t(n) * n);
+  for (int j = 0; j < n; ++j)
+    for (int i = j; i < n; ++i) a[std::size_t(j) * n + i] = a[std::size_t(i) * n + j] = dist(gen);
+  return a;
+}
+
+}  // namespace
+
+TEST(LowerStorage, StoredRowsAreTheBlocksOnAndBelowTheDiagonal) {
+  const Comm world = Comm::world();
+  for (auto [p, q] : grid_shapes(world.size())) {
+    BlacsGrid grid(world, p, q);
+    for (int n : {1, 37, 200})
+      for (int nb : {1, 3, 8, 64}) {
+        DistMatrix a(grid, n, n, nb, nb);
+        a.set_storage(Storage::lower_blocks);
+        EXPECT_TRUE(all_ranks(world, stored_rows_are_the_lower_blocks(a)))
+            << "grid " << p << "x" << q << " n " << n << " nb " << nb;
+      }
+  }
+  BlacsGrid grid(world);
+  DistMatrix rectangular(grid, 10, 12, 4, 4), uneven(grid, 10, 10, 2, 4);
+  EXPECT_THROW(rectangular.set_storage(Storage::lower_blocks), Error);
+  EXPECT_THROW(uneven.set_storage(Storage::lower_blocks), Error);
+}
+
+TEST(LowerStorage, AssemblyAndCenteringMatchFullStorageAndLeaveTheUpperBlocks) {
+  // Every kernel kpca stores in lower blocks, on blocks of several Gram tiles
+  // (n = 2102) and on small odd blocks: the stored entries are those of full
+  // storage, the blocks above are never written, centering from the fused
+  // sums gives full storage's means and norm, and the separate sums pass
+  // gives the fused sums' bits.
+  const Comm world = Comm::world();
+  for (auto [p, q] : grid_shapes(world.size())) {
+    BlacsGrid grid(world, p, q);
+    for (auto [n, nb] : {std::pair{37, 3}, std::pair{37, 64}, std::pair{2 * kGramTileRows + 54, 64}}) {
+      const int d = 4;
+      const auto x = test::random_data(n, d, 5);
+      for (KernelType type : {KernelType::rbf, KernelType::linear, KernelType::poly,
+                              KernelType::sigmoid, KernelType::cosine}) {
+        if (n > 100 && type != KernelType::rbf && type != KernelType::poly) continue;
+        const Kernel kernel = make_kernel(type);
+        DistMatrix lower = lower_with_nan_above<double>(grid, n, nb, [](auto, auto) { return kNaN; });
+        DistMatrix full(grid, n, n, nb, nb);
+        const auto rows = panel(x, d, full.row_dist()), cols = panel(x, d, full.col_dist());
+        LocalSums lower_sums, full_sums;
+        assemble_kernel(kernel, rows, cols, d, lower, &lower_sums);
+        assemble_kernel(kernel, rows, cols, d, full, &full_sums);
+        const std::string what = std::string(Kernel::name(type)) + " grid " + std::to_string(p) +
+                                 "x" + std::to_string(q) + " n " + std::to_string(n) + " nb " +
+                                 std::to_string(nb);
+        const Comparison assembled = compare_stored(lower, full);
+        // The Gram products run on other tile shapes: a few ulp of |x||y|.
+        EXPECT_TRUE(all_ranks(world, assembled.largest <= 1e-13 && assembled.above_untouched))
+            << what << ": assembly off by " << assembled.largest;
+        const LocalSums pass = local_sums(lower);
+        EXPECT_TRUE(all_ranks(world, pass.rows == lower_sums.rows && pass.cols == lower_sums.cols))
+            << what << ": fused and separate sums differ";
+
+        const double full_trace = trace(full), lower_trace = trace(lower);
+        const CenteringStats a = center_kernel(lower, lower_sums);
+        const CenteringStats b = center_kernel(full, full_sums);
+        const Comparison centered = compare_stored(lower, full);
+        double means = std::abs(a.grand_mean - b.grand_mean), scale = std::abs(b.grand_mean);
+        for (std::size_t i = 0; i < a.row_means.size(); ++i) {
+          means = std::max({means, std::abs(a.row_means[i] - b.row_means[i]),
+                            std::abs(a.col_means[i] - b.col_means[i])});
+          scale = std::max(scale, std::abs(b.row_means[i]));
+        }
+        // Sums of n entries in another order: n eps of the largest sum.
+        const double tol = 4 * n * 2.2e-16 * std::max(scale, 1.0);
+        EXPECT_TRUE(all_ranks(world, means <= tol && centered.largest <= 1e-13 + 3 * tol &&
+                                         centered.above_untouched))
+            << what << ": means off by " << means << ", entries by " << centered.largest;
+        EXPECT_NEAR(a.frobenius_norm, b.frobenius_norm, 1e-13 * b.frobenius_norm) << what;
+        EXPECT_NEAR(frobenius_norm(lower), frobenius_norm(full), 1e-13 * b.frobenius_norm) << what;
+        EXPECT_NEAR(lower_trace, full_trace, 1e-13 * std::max(1.0, std::abs(full_trace))) << what;
+      }
+    }
+  }
+}
+
+TEST(LowerStorage, FrobeniusNormOfEntriesThatNeedScaling) {
+  // Entries near 1e200 and 1e-200 take the scaled second pass, which must
+  // weigh the blocks below the diagonal twice as the first pass does.
+  const Comm world = Comm::world();
+  const int n = 45, nb = 4;
+  const auto values = symmetric(n, 9);
+  for (double scale : {1.0, 1e200, 1e-200}) {
+    long double squares = 0;
+    for (double v : values) squares += (long double)v * v;
+    const double reference = scale * std::sqrt(static_cast<double>(squares));
+    for (auto [p, q] : grid_shapes(world.size())) {
+      BlacsGrid grid(world, p, q);
+      const DistMatrix a = lower_with_nan_above<double>(
+          grid, n, nb, [&](std::int64_t i, std::int64_t j) { return scale * values[j * n + i]; });
+      EXPECT_NEAR(frobenius_norm(a), reference, 1e-13 * reference)
+          << "scale " << scale << " grid " << p << "x" << q;
+    }
+  }
+}
+
+TEST(LowerStorage, BlockProductMatchesTheSerialProductOfTheSymmetricMatrix) {
+  const Comm world = Comm::world();
+  for (auto [p, q] : grid_shapes(world.size())) {
+    BlacsGrid grid(world, p, q);
+    BlacsGrid line(grid.comm(), grid.comm().size(), 1);
+    for (int n : {1, 37, 100})
+      for (int nb : {1, 8, 64}) {
+        const auto full = symmetric(n, 7u + unsigned(n) + unsigned(nb));
+        const auto value = [&](std::int64_t i, std::int64_t j) { return full[j * n + i]; };
+        const DistMatrix a = lower_with_nan_above<double>(grid, n, nb, value);
+        const SingleMatrix af = lower_with_nan_above<float>(grid, n, nb, value);
+        BlockProduct product(a), product_float(af);
+        for (int w : {1, 5, 24, 40}) {
+          std::mt19937 gen(11u * unsigned(w) + unsigned(n));
+          std::uniform_real_distribution<double> dist(-1, 1);
+          std::vector<double> xfull(std::size_t(n) * w);
+          for (double& v : xfull) v = dist(gen);
+          DistMatrix x(line, n, w, nb, w), y(line, n, w, nb, w), yf(line, n, w, nb, w);
+          ASSERT_EQ(x.local_rows(), product.line_rows());
+          x.fill([&](std::int64_t i, std::int64_t j) { return xfull[j * n + i]; });
+          product.apply(x.data(), x.ld(), w, y.data(), y.ld());
+          product_float.apply(x.data(), x.ld(), w, yf.data(), yf.ld());
+          const auto got = y.gather_to_root(), got_float = yf.gather_to_root();
+          bool ok = true;
+          if (world.is_root())
+            for (int j = 0; j < w; ++j)
+              for (int i = 0; i < n; ++i) {
+                // Serial loop over the whole symmetric matrix as the reference:
+                // double sums within n eps of sum |a x|; float sums of float
+                // products within (n + 2) u of it (u = 2^-24).
+                double s = 0, size = 0;
+                for (int t = 0; t < n; ++t) {
+                  s += full[std::size_t(t) * n + i] * xfull[std::size_t(j) * n + t];
+                  size += std::abs(full[std::size_t(t) * n + i] * xfull[std::size_t(j) * n + t]);
+                }
+                const std::size_t at = std::size_t(j) * n + i;
+                ok &= std::abs(got[at] - s) <= 4 * n * 2.2e-16 * std::max(size, 1e-300);
+                ok &= std::abs(got_float[at] - s) <= (n + 4) * 6e-8 * std::max(size, 1e-300);
+              }
+          EXPECT_TRUE(all_ranks(world, ok))
+              << "grid " << p << "x" << q << " n " << n << " nb " << nb << " w " << w;
+        }
+      }
+  }
+}
+
+TEST(LowerStorage, KrylovMatchesSerialEigenvalues) {
+  const Comm world = Comm::world();
+  const int n = 150, k = 4;
+  // A random symmetric matrix plus a rank-k spike, so the top k stand apart.
+  auto values = symmetric(n, 3);
+  const auto spike = test::random_data(k, n, 4);  // k rows of n
+  for (int t = 0; t < k; ++t)
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < n; ++i)
+        values[std::size_t(j) * n + i] +=
+            3.0 * (t + 1) * spike[std::size_t(t) * n + i] * spike[std::size_t(t) * n + j];
+  test::Dense dense{n, values}, vectors;
+  const auto ascending = test::serial_eigh(dense, vectors);
+  for (auto [p, q] : grid_shapes(world.size())) {
+    BlacsGrid grid(world, p, q);
+    for (int nb : {8, 64}) {
+      const DistMatrix a = lower_with_nan_above<double>(
+          grid, n, nb, [&](std::int64_t i, std::int64_t j) { return values[j * n + i]; });
+      const KrylovResult result = krylov_top_eigenpairs(a, k, KrylovSettings{});
+      bool ok = result.converged;
+      for (int t = 0; t < k; ++t)
+        ok &= std::abs(result.values[t] - ascending[n - 1 - t]) <= 1e-10 * ascending[n - 1];
+      EXPECT_TRUE(all_ranks(world, ok)) << "grid " << p << "x" << q << " nb " << nb;
+      KrylovSettings reference;
+      reference.product = KrylovProduct::pdgemm;  // reads the whole matrix
+      EXPECT_THROW(krylov_top_eigenpairs(a, k, reference), Error);
+    }
+  }
+}
+
+TEST(LowerStorage, MemoryPlanCountsTheStoredBlocks) {
+  // The plan's matrix item is what process (0, 0) stores, counted here from
+  // its stored rows.
+  const Comm world = Comm::world();
+  for (auto [p, q] : grid_shapes(world.size())) {
+    BlacsGrid grid(world, p, q);
+    for (auto [n, nb] : {std::pair{1000, 64}, std::pair{999, 7}, std::pair{5, 64}}) {
+      DistMatrix a(grid, n, n, nb, nb);
+      a.set_storage(Storage::lower_blocks);
+      double stored = 0;
+      for (int lj = 0; lj < a.local_cols(); ++lj) stored += a.local_rows() - a.stored_from(lj);
+      ProblemShape shape{n, 4, 3, p, q, nb, Solver::krylov};
+      shape.lower_storage = true;
+      double planned = -1;
+      for (const auto& [what, bytes] : plan_memory(shape).items)
+        if (what.find("n x n matrix") != std::string::npos) planned = bytes / 8;
+      if (grid.myrow() == 0 && grid.mycol() == 0) {
+        EXPECT_EQ(planned, stored) << "grid " << p << "x" << q << " n " << n << " nb " << nb;
+      }
+    }
+  }
+}
