@@ -307,6 +307,7 @@ po::options_description kpca_options() {
       .add(KernelOptions::description())
       .add(InverseOptions::description())
       .add(PrecisionOptions::description())
+      .add(StorageOptions::description())
       .add(ApproxOptions::description());
   return all;
 }
@@ -319,6 +320,21 @@ void run_kpca(const po::variables_map& vm, const Comm& world) {
   const InverseOptions inverse(vm);
   const ApproxOptions approx_options(vm);
   const PrecisionOptions precision(vm, solve);
+  const StorageOptions storage(vm, solve, precision);
+  if (storage.lower && (kernel.kernel.type == KernelType::precomputed ||
+                        kernel.kernel.type == KernelType::laplacian))
+    throw Error("--storage lower needs a kernel assembled in tiles (not precomputed or laplacian)");
+  if (storage.lower && approx_options.nystrom)
+    throw Error("--storage lower applies to the exact n x n kernel, not to --approx nystrom");
+  const auto settings_for = [&](int nb) {
+    KpcaSettings settings{kernel.kernel, solve.components, solve.solver, nb, KrylovSettings{},
+                          solve.max_memory_per_rank};
+    settings.single_precision = precision.single;
+    settings.storage = storage.full    ? StorageRequest::full
+                       : storage.lower ? StorageRequest::lower
+                                       : StorageRequest::automatic;
+    return settings;
+  };
   if (precision.single && approx_options.nystrom)
     throw Error("--precision single applies to the exact n x n kernel, not to --approx nystrom");
   if (precision.single && kernel.kernel.type == KernelType::precomputed)
@@ -344,14 +360,16 @@ void run_kpca(const po::variables_map& vm, const Comm& world) {
                        solve.solver};
     shape.single_precision = precision.single;
     shape.single_precision_available = d > 0;
+    KpcaSettings settings = settings_for(solve.layout.block_size);
+    settings.krylov = solve.krylov;
+    shape.lower_storage = kpca_lower_storage(settings, file.rows());
     return shape;
   });
   drive(vm, world, job, [&](Run& run) {
     if (approx_options.nystrom) return run_nystrom(run, approx_options, kernel.kernel, k);
     const int nb = run.use_block_size_for(run.input().rows());
-    KpcaSettings settings{kernel.kernel, k, solve.solver, nb, run.krylov(solve),
-                          solve.max_memory_per_rank};
-    settings.single_precision = precision.single;
+    KpcaSettings settings = settings_for(nb);
+    settings.krylov = run.krylov(solve);
     const KpcaResult result = fit_kpca(run.input(), run.grid(), settings, run.timer());
     run.solver(solve, {result.solver_used, result.solver_note, result.iterations, result.matvecs,
                        result.estimated_peak_bytes, result.memory_limit_bytes});
@@ -385,6 +403,12 @@ void run_kpca(const po::variables_map& vm, const Comm& world) {
           "K~ stored as float32 (assembled and centered in double, each entry rounded once); "
           "products K~ V in sgemm on V rounded to float; basis, Rayleigh-Ritz and residuals in "
           "double; residuals and norms are of the stored K~";
+    report["kernel_storage"] = result.lower_storage ? "lower_blocks" : "full";
+    if (result.lower_storage)
+      report["kernel_storage_definition"] =
+          "only the blocks of K~ on and below the block diagonal are stored (the diagonal "
+          "blocks whole); each product reads a block below the diagonal once for K~_IJ X_J "
+          "and K~_IJ^T X_I";
     if (!result.spectrum.empty()) report["smallest_relative_gap"] = result.smallest_gap;
     report["embedding_scale"] = "z_j = sqrt(lambda_j) v_j (scikit-learn KernelPCA convention)";
     report["sign_convention"] = "largest |entry| of each eigenvector is positive";

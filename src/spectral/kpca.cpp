@@ -53,6 +53,7 @@ void build_kernel(io::MatrixFile& file, const kernel::Kernel& kernel, DistMatrix
 ProblemShape shape_of(const KpcaResult& r, const KpcaSettings& s, const BlacsGrid& grid) {
   ProblemShape shape{r.n, r.d, s.components, grid.nprow(), grid.npcol(), s.block_size, s.solver};
   shape.single_precision = s.single_precision;
+  shape.lower_storage = r.lower_storage;
   shape.single_precision_available = r.d > 0;
   return shape;
 }
@@ -99,6 +100,13 @@ SpectralStep solve_single(io::MatrixFile& file, const BlacsGrid& grid, const Kpc
 
 }  // namespace
 
+bool kpca_lower_storage(const KpcaSettings& s, std::int64_t n) {
+  const kernel::KernelType type = s.kernel.type;
+  return s.storage != StorageRequest::full && type != kernel::KernelType::precomputed &&
+         type != kernel::KernelType::laplacian && !s.single_precision &&
+         resolve_solver(s.solver, n, s.components, s.krylov) == Solver::krylov;
+}
+
 KpcaResult fit_kpca(io::MatrixFile& file, const BlacsGrid& grid, const KpcaSettings& settings,
                     PhaseTimer& timer) {
   const Comm& comm = grid.comm();
@@ -107,6 +115,7 @@ KpcaResult fit_kpca(io::MatrixFile& file, const BlacsGrid& grid, const KpcaSetti
   result.n = file.rows();
   result.d = settings.kernel.type == kernel::KernelType::precomputed ? 0 : file.cols();
   result.kernel = settings.kernel.with_default_gamma(result.d);
+  result.lower_storage = kpca_lower_storage(settings, result.n);
   const int k = settings.components, nb = settings.block_size;
   const std::int64_t n = result.n;
   const MemoryCheck memory =
@@ -115,7 +124,9 @@ KpcaResult fit_kpca(io::MatrixFile& file, const BlacsGrid& grid, const KpcaSetti
   result.memory_limit_bytes = memory.limit;
 
   const auto solve_double = [&] {
-    DistMatrix kmat = DistMatrix::uninitialized(grid, n, n, nb, nb);  // assembly writes every entry
+    // Assembly writes every stored entry.
+    DistMatrix kmat = DistMatrix::uninitialized(grid, n, n, nb, nb);
+    if (result.lower_storage) kmat.set_storage(Storage::lower_blocks);
     kernel::LocalSums sums;
     build_kernel(file, result.kernel, kmat, &timer, true, &sums);
     timer.start("center");

@@ -186,10 +186,20 @@ TEST(MemoryPlan, DryRunPrintsThePlanAndComputesNothing) {
          std::vector<std::string>({"kpca", "--generate", "gaussian", "--rows", "40000", "--cols",
                                    "64", "--dry-run", "--output-dir", (dir / "out").string()}),
          2);
-  // 40000^2 doubles over a 1x2 grid: 6.4 GB of kernel matrix on each rank.
-  EXPECT_TRUE(contains(r.out, "n x n matrix (local block): 6.4 GB")) << r.describe();
+  // 40000^2 doubles over a 1x2 grid: 6.4 GB of kernel matrix on each rank;
+  // krylov (auto's choice here) keeps the blocks on and below the diagonal,
+  // about half of it.
+  EXPECT_TRUE(contains(r.out, "n x n matrix (blocks on and below the diagonal): 3.2 GB"))
+      << r.describe();
   EXPECT_TRUE(contains(r.out, "1x2 grid")) << r.describe();
   EXPECT_TRUE(contains(r.out, "per rank")) << r.describe();
+  EXPECT_FALSE(fs::exists(dir / "out"));
+  RUN_OK(full,
+         std::vector<std::string>({"kpca", "--generate", "gaussian", "--rows", "40000", "--cols",
+                                   "64", "--storage", "full", "--dry-run", "--output-dir",
+                                   (dir / "out").string()}),
+         2);
+  EXPECT_TRUE(contains(full.out, "n x n matrix (local block): 6.4 GB")) << full.describe();
   EXPECT_FALSE(fs::exists(dir / "out"));
 }
 

@@ -12,6 +12,10 @@
 
 namespace kembed::spectral {
 
+/// --storage: how the n x n kernel is held. automatic: lower blocks where
+/// kpca_lower_storage allows them, else full.
+enum class StorageRequest { automatic, full, lower };
+
 struct KpcaSettings {
   kernel::Kernel kernel;  ///< gamma 0 = 1/d
   int components = 2;
@@ -22,7 +26,16 @@ struct KpcaSettings {
   /// Store the centered kernel as float32 (`--precision single`): half the
   /// memory and bytes per product; krylov only, assembled kernels only.
   bool single_precision = false;
+  StorageRequest storage = StorageRequest::automatic;
 };
+
+/// Whether fit_kpca keeps only the kernel's blocks on and below the diagonal
+/// (Storage::lower_blocks: half the memory, and half the assembly for the
+/// kernels assembled tile by tile): when not asked for full storage, the
+/// kernel is assembled (not precomputed, not laplacian, whose L1 distances
+/// are computed whole), in double, and the solver is krylov (auto resolving
+/// to it). ELPA needs the whole matrix.
+bool kpca_lower_storage(const KpcaSettings& settings, std::int64_t n);
 
 /// What a kernel PCA fit produced; the same on every rank except `embedding`.
 struct KpcaResult {
@@ -44,6 +57,7 @@ struct KpcaResult {
   std::vector<double> coefficients;       ///< rank 0 only: n x k row-major, a_j = v_j / sqrt(lambda_j)
   std::vector<double> col_means;          ///< column means of the uncentered kernel (length n)
   double grand_mean = 0;                  ///< mean of all entries of the uncentered kernel
+  bool lower_storage = false;             ///< the kernel was held in lower blocks
 };
 
 /// Collective over the grid: kernel PCA of the n x d data in `file` (or of
