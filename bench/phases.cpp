@@ -18,7 +18,11 @@
 //     each --widths w; its bound is the larger of the flops at the square
 //     dgemm rate and one read pass over K;
 //   - the krylov solve (top --k) with each product and each --krylov-blocks b:
-//     time, block products, and the bound (products x the product's bound).
+//     time, block products, and the bound (products x the product's bound);
+//   - the same kernel in lower-block storage (Storage::lower_blocks, kpca's
+//     default for krylov): its first assembly (page faults included), later
+//     ones, centering from the sums, the product and the solve; the bounds
+//     are half the flops of assembly and half the bytes of each pass.
 // Data: the library's generated standard normal set (seed 1), gamma = 1/d.
 // Every time is the slowest rank's, best of --repeat runs; rates are per rank.
 //
@@ -176,6 +180,8 @@ double read_pass(const double* a, std::size_t count) {
 struct ProductRow {
   int width = 0;
   double pdgemm_s = 0, local_s = 0, bound_s = 0, gflops_local = 0, gflops_pdgemm = 0;
+  // The same product on lower-block storage: the same flops, half the bytes.
+  double lower_s = 0, lower_bound_s = 0, gflops_lower = 0;
 };
 
 struct SolveRow {
@@ -194,6 +200,9 @@ struct Row {
   double alloc_zero_s = 0, alloc_calloc_s = 0, alloc_uninit_s = 0;
   double assemble_fused_s = 0, center_fused_s = 0, norms_s = 0;
   double assemble_bound_s = 0, center_bound_s = 0, center_fused_bound_s = 0;
+  // Lower-block storage: first assembly (with the page faults), the best
+  // later one, and the one-pass centering from its sums.
+  double assemble_lower_first_s = 0, assemble_lower_s = 0, center_lower_s = 0;
   std::vector<ProductRow> products;
   std::vector<SolveRow> solves;
 };
@@ -308,9 +317,24 @@ Row measure(const Comm& world, const BenchOptions& o, std::int64_t n, std::int64
   for (double* a : {&row.alloc_zero_s, &row.alloc_calloc_s, &row.alloc_uninit_s})
     *a = std::max(0.0, *a - row.assemble_s);
 
+  // The kernel in lower-block storage: assembly computes and touches half.
+  DistMatrix kl = DistMatrix::uninitialized(grid, n, n, o.block_size, o.block_size);
+  kl.set_storage(Storage::lower_blocks);
+  row.assemble_lower_first_s = time_on_slowest_rank(world, [&] {
+    assemble_kernel(kernel, row_panel, col_panel, dd, kl, &sums);
+  });
+  row.assemble_lower_s = row.center_lower_s = inf;
+  for (int r = 0; r < o.repeat; ++r) {
+    row.assemble_lower_s = std::min(row.assemble_lower_s, time_on_slowest_rank(world, [&] {
+      assemble_kernel(kernel, row_panel, col_panel, dd, kl, &sums);
+    }));
+    row.center_lower_s = std::min(row.center_lower_s,
+                                  time_on_slowest_rank(world, [&] { center_kernel(kl, sums); }));
+  }
+
   // Block products K X in the solver's layout (rows dealt over all ranks).
   BlacsGrid line(grid.comm(), grid.comm().size(), 1);
-  BlockProduct product(k);
+  BlockProduct product(k), lower_product(kl);
   const double read_bound = 8 * entries_per_rank / read_rate;
   for (std::int64_t w64 : o.widths) {
     const int w = static_cast<int>(w64);
@@ -319,7 +343,7 @@ Row measure(const Comm& world, const BenchOptions& o, std::int64_t n, std::int64
     DistMatrix xl(line, n, w, o.block_size, w), yl(line, n, w, o.block_size, w);
     DistMatrix x2(grid, n, w, o.block_size, o.block_size), y2(grid, n, w, o.block_size, o.block_size);
     xl.fill([](std::int64_t i, std::int64_t j) { return 1.0 / double(1 + (i + 3 * j) % 17); });
-    pr.pdgemm_s = pr.local_s = inf;
+    pr.pdgemm_s = pr.local_s = pr.lower_s = inf;
     for (int r = 0; r < o.repeat; ++r) {
       pr.pdgemm_s = std::min(pr.pdgemm_s, time_on_slowest_rank(world, [&] {
         copy(xl, 0, 0, n, w, x2, 0, 0);
@@ -329,32 +353,38 @@ Row measure(const Comm& world, const BenchOptions& o, std::int64_t n, std::int64
       pr.local_s = std::min(pr.local_s, time_on_slowest_rank(world, [&] {
         product.apply(xl.data(), xl.ld(), w, yl.data(), yl.ld());
       }));
+      pr.lower_s = std::min(pr.lower_s, time_on_slowest_rank(world, [&] {
+        lower_product.apply(xl.data(), xl.ld(), w, yl.data(), yl.ld());
+      }));
     }
     const double product_flops = 2.0 * double(n) * double(n) * w / p;
     pr.bound_s = std::max(product_flops / square_rate, read_bound);
     pr.gflops_local = product_flops / pr.local_s * 1e-9;
     pr.gflops_pdgemm = product_flops / pr.pdgemm_s * 1e-9;
+    pr.gflops_lower = product_flops / pr.lower_s * 1e-9;
+    pr.lower_bound_s = std::max(product_flops / square_rate, read_bound / 2);
     row.products.push_back(pr);
   }
 
   // The krylov solve on the centered kernel, with each product and block width.
   if (o.k > 0 && o.k < n)
     for (std::int64_t b : o.krylov_blocks)
-      for (KrylovProduct which : {KrylovProduct::local, KrylovProduct::pdgemm}) {
+      for (int way = 0; way < 3; ++way) {
+        // local, pdgemm, and local on lower-block storage
         KrylovSettings settings;
         settings.block = static_cast<int>(b);
-        settings.product = which;
+        settings.product = way == 1 ? KrylovProduct::pdgemm : KrylovProduct::local;
         KrylovResult result{{}, DistMatrix(grid, 0, 0, 1, 1), {}, 0, 0, 0, false, {}};
         SolveRow sr;
         sr.block = static_cast<int>(b);
-        sr.product = which == KrylovProduct::local ? "local" : "pdgemm";
+        sr.product = way == 0 ? "local" : way == 1 ? "pdgemm" : "lower blocks";
         sr.seconds = time_on_slowest_rank(world, [&] {
-          result = krylov_top_eigenpairs(k, o.k, settings);
+          result = krylov_top_eigenpairs(way == 2 ? kl : k, o.k, settings);
         });
         sr.matvecs = result.matvecs;
         sr.cycles = result.cycles;
         const double product_flops = 2.0 * double(n) * double(n) * double(b) / p;
-        sr.product_s = std::max(product_flops / square_rate, read_bound);
+        sr.product_s = std::max(product_flops / square_rate, way == 2 ? read_bound / 2 : read_bound);
         sr.bound_s = sr.matvecs * sr.product_s;
         row.solves.push_back(sr);
       }
@@ -408,6 +438,9 @@ void print_bounds(const Row& r) {
   line("assemble with fused sums", r.assemble_fused_s, r.assemble_bound_s);
   line("center, two passes", r.center_s, r.center_bound_s);
   line("center from assembly's sums", r.center_fused_s, r.center_fused_bound_s);
+  line("assemble, lower blocks, first", r.assemble_lower_first_s, r.assemble_bound_s / 2);
+  line("assemble, lower blocks", r.assemble_lower_s, r.assemble_bound_s / 2);
+  line("center from sums, lower blocks", r.center_lower_s, r.center_fused_bound_s / 2);
   line("trace + Frobenius norm (2 read passes)", r.norms_s, 2 * 8 * r.entries_per_rank / (r.read_gbs * 1e9));
   for (const ProductRow& p : r.products) {
     char name[96];
@@ -415,6 +448,9 @@ void print_bounds(const Row& r) {
     line(name, p.pdgemm_s, p.bound_s);
     std::snprintf(name, sizeof name, "K X, w = %d, local (%.1f GF/s)", p.width, p.gflops_local);
     line(name, p.local_s, p.bound_s);
+    std::snprintf(name, sizeof name, "K X, w = %d, lower blocks (%.1f GF/s)", p.width,
+                  p.gflops_lower);
+    line(name, p.lower_s, p.lower_bound_s);
   }
   for (const SolveRow& s : r.solves) {
     char name[96];
@@ -431,7 +467,8 @@ void write_csv(const std::string& path, const std::vector<Row>& rows, const Benc
          "stream_gbs_per_rank,assemble_s,assemble_gflops_per_rank,assemble_pct_of_dgemm,"
          "center_s,center_gbs_per_rank,center_pct_of_stream,square_gflops_per_rank,"
          "read_gbs_per_rank,alloc_zero_pass_s,alloc_calloc_s,alloc_uninitialized_s,assemble_fused_s,"
-         "center_fused_s,assemble_bound_s,center_bound_s,center_fused_bound_s,products,solves\n";
+         "center_fused_s,assemble_bound_s,center_bound_s,center_fused_bound_s,assemble_lower_first_s,"
+         "assemble_lower_s,center_lower_s,products,solves\n";
   char line[512];
   for (const Row& r : rows) {
     std::snprintf(line, sizeof line,
@@ -443,16 +480,19 @@ void write_csv(const std::string& path, const std::vector<Row>& rows, const Benc
                   100 * r.center_gbs / r.stream_gbs);
     std::string text = line;
     text.pop_back();  // the newline
-    std::snprintf(line, sizeof line, ",%.2f,%.2f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,",
-                  r.square_gflops, r.read_gbs, r.alloc_zero_s, r.alloc_calloc_s, r.alloc_uninit_s, r.assemble_fused_s,
-                  r.center_fused_s, r.assemble_bound_s, r.center_bound_s, r.center_fused_bound_s);
+    std::snprintf(line, sizeof line,
+                  ",%.2f,%.2f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,",
+                  r.square_gflops, r.read_gbs, r.alloc_zero_s, r.alloc_calloc_s, r.alloc_uninit_s,
+                  r.assemble_fused_s, r.center_fused_s, r.assemble_bound_s, r.center_bound_s,
+                  r.center_fused_bound_s, r.assemble_lower_first_s, r.assemble_lower_s,
+                  r.center_lower_s);
     text += line;
-    // Products and solves as "w:pdgemm_s:local_s:bound_s" and
+    // Products and solves as "w:pdgemm_s:local_s:bound_s:lower_s:lower_bound_s" and
     // "b:product:seconds:matvecs:bound_s", separated by spaces.
     std::string list;
     for (const ProductRow& p : r.products) {
-      std::snprintf(line, sizeof line, "%s%d:%.4f:%.4f:%.4f", list.empty() ? "" : " ", p.width,
-                    p.pdgemm_s, p.local_s, p.bound_s);
+      std::snprintf(line, sizeof line, "%s%d:%.4f:%.4f:%.4f:%.4f:%.4f", list.empty() ? "" : " ",
+                    p.width, p.pdgemm_s, p.local_s, p.bound_s, p.lower_s, p.lower_bound_s);
       list += line;
     }
     text += list + ",";

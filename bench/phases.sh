@@ -4,8 +4,9 @@
 # the square dgemm rate and bytes at the streaming rate, both measured by
 # bench/phases.cpp in the same run, for each rank count; prints the tables and
 # writes them as one CSV. The block product is timed with pdgemm (as the
-# solver did before issue 18) and with SymmetricBlockProduct, for each width
-# of --widths; the solve for each block width of --krylov-blocks with both.
+# solver did before issue 18) and with BlockProduct, on the whole kernel and on
+# its blocks on and below the diagonal (lower-block storage), for each width
+# of --widths; the solve for each block width of --krylov-blocks with each.
 #
 #   bench/phases.sh [--n "16000"] [--d "64 256"] [--ranks "1 2"] [--kernel rbf]
 #                   [--repeat 3] [--widths "24 48"] [--k 10] [--krylov-blocks "24"]
@@ -14,7 +15,8 @@
 # One BLAS thread per rank (OPENBLAS_NUM_THREADS=1), as kembed runs; with one
 # rank, the other core stays idle, so the one-rank figures are one core's.
 # Memory: the local kernel block is n^2 / ranks doubles (2 GB at n = 16000 on
-# one rank), twice while allocation is measured. Run it on a quiet machine: other jobs lower both the reference
+# one rank), twice while allocation is measured, and half again for the
+# lower-block copy. Run it on a quiet machine: other jobs lower both the reference
 # rates and the phase rates, not by the same factor.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

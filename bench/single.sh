@@ -18,7 +18,9 @@
 # only (where double does not fit). Each --tols T adds a double run with
 # --tol T at every size of --sizes, compared with the default double run (what
 # a user who needs only that residual pays, and how far its eigenvalues and
-# embedding are from the default's). Scratch data go to DIR (default
+# embedding are from the default's). Every size of --sizes also runs double
+# with --storage full (the whole kernel, where the default keeps the blocks
+# on and below the diagonal). Scratch data go to DIR (default
 # results/bench-single), replaced only when this script created it.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -43,13 +45,13 @@ if [ -e "$dir" ] && [ ! -f "$dir/.kembed-bench" ]; then
 fi
 rm -rf "$dir"; mkdir -p "$dir"; : > "$dir/.kembed-bench"
 
-run() {  # n precision [tol]
-  local name=$2${3:+-tol$3}
+run() {  # n precision [tol] [storage]
+  local name=$2${3:+-tol$3}${4:+-$4}
   mpirun --oversubscribe -np "$ranks" "$kembed" generate --dataset gaussian --rows "$1" \
     --cols "$d" --seed 1 --output "$dir/X$1-$2.npy" --quiet
   start=$(date +%s.%N)
   mpirun --oversubscribe -np "$ranks" "$kembed" kpca --input "$dir/X$1-$2.npy" -k "$k" \
-    --precision "$2" ${3:+--tol "$3"} --output-format npy --output-dir "$dir/out-$1-$name" --quiet
+    --precision "$2" ${3:+--tol "$3"} ${4:+--storage "$4"} --output-format npy --output-dir "$dir/out-$1-$name" --quiet
   echo "$(date +%s.%N) - $start" | bc > "$dir/out-$1-$name/wall"
   if [ "$name" = double ] && [ "$1" -le "$sklearn_max" ]; then
     OPENBLAS_NUM_THREADS=2 OMP_NUM_THREADS=2 /usr/bin/python3 - "$dir/X$1-$2.npy" "$k" \
@@ -70,7 +72,7 @@ PY
   rm -f "$dir/X$1-$2.npy" "$dir/out-$1-$name/model/X.npy"
 }
 for n in $sizes; do
-  run "$n" double; run "$n" single
+  run "$n" double; run "$n" single; run "$n" double "" full
   for t in $tols; do run "$n" double "$t"; done
 done
 for n in $only_single; do run "$n" single; done
@@ -86,7 +88,7 @@ print("|---|---|---|---|---|---|---|---|---|---|---|---|")
 sk_rows = []
 for n in sizes:
     double = None
-    for precision in ["double", "single"] + [f"double-tol{t}" for t in tols]:
+    for precision in ["double", "single", "double-full"] + [f"double-tol{t}" for t in tols]:
         out = f"{directory}/out-{n}-{precision}"
         if not os.path.exists(out + "/run.json"):
             continue
@@ -107,7 +109,8 @@ for n in sizes:
                 err = np.max(np.abs(np.array(sk[solver + "_eigenvalues"]) - ev) / ev)
                 sk_rows.append(f"| {n} | scikit-learn {solver} | {sk[solver]:.2f} | "
                                f"{err:.1e} vs kembed double |")
-        print(f"| {n} | {precision.replace('-tol', ', --tol ')} | {wall:.2f} | {r['time_seconds_total']:.2f} | {t.get('assemble', 0):.2f} | "
+        label = precision.replace("-tol", ", --tol ").replace("-full", ", --storage full")
+        print(f"| {n} | {label} | {wall:.2f} | {r['time_seconds_total']:.2f} | {t.get('assemble', 0):.2f} | "
               f"{t.get('center', 0):.2f} | {t.get('solve', 0):.2f} | {t.get('residual', 0):.2f} | "
               f"{r['krylov']['block_products']} | "
               f"{r['peak_memory_bytes_per_rank_max'] / 1e6:.0f} | {diff} | {emb} |")
