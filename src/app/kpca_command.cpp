@@ -320,7 +320,7 @@ void run_kpca(const po::variables_map& vm, const Comm& world) {
   const InverseOptions inverse(vm);
   const ApproxOptions approx_options(vm);
   const PrecisionOptions precision(vm, solve);
-  const StorageOptions storage(vm, solve, precision);
+  const StorageOptions storage(vm, solve);
   if (storage.lower && (kernel.kernel.type == KernelType::precomputed ||
                         kernel.kernel.type == KernelType::laplacian))
     throw Error("--storage lower needs a kernel assembled in tiles (not precomputed or laplacian)");

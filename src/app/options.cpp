@@ -257,22 +257,18 @@ po::options_description StorageOptions::description() {
   po::options_description d("storage");
   d.add_options()("storage", po::value<std::string>()->default_value("auto"),
                   "the n x n kernel held whole (full), or only its blocks on and below the "
-                  "diagonal (lower: half the memory and assembly; krylov solver, double "
-                  "precision); auto: lower where it applies");
+                  "diagonal (lower: half the memory and assembly; krylov solver); auto: "
+                  "lower where it applies");
   return d;
 }
 
-StorageOptions::StorageOptions(const po::variables_map& vm, SolveOptions& solve,
-                               const PrecisionOptions& precision) {
+StorageOptions::StorageOptions(const po::variables_map& vm, SolveOptions& solve) {
   const std::string storage = get<std::string>(vm, "storage");
   if (storage != "auto" && storage != "full" && storage != "lower")
     throw Error("--storage expects auto, full or lower, got '" + storage + "'");
   full = storage == "full";
   lower = storage == "lower";
   if (!lower) return;
-  if (precision.single)
-    throw Error("--storage lower is for double precision; --precision single stores the whole "
-                "kernel as float32");
   if (solve.solver != spectral::Solver::automatic && solve.solver != spectral::Solver::krylov)
     throw Error("--storage lower needs --solver krylov (or auto): --solver " +
                 spectral::solver_name(solve.solver) + " reads the whole matrix");

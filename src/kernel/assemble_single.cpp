@@ -20,7 +20,7 @@ double store_rounded(const DistMatrix& slab, SingleMatrix& k, int first_local) {
   for (int lj = 0; lj < slab.local_cols(); ++lj) {
     const double* from = slab.data() + std::size_t(lj) * slab.ld();
     float* to = k.data() + std::size_t(first_local + lj) * k.ld();
-    for (int li = 0; li < slab.local_rows(); ++li) {
+    for (int li = slab.stored_from(lj); li < slab.local_rows(); ++li) {
       const double v = from[li], magnitude = std::abs(v);
       largest = std::max(largest, magnitude);
       // Beyond float's range the conversion is undefined: 0 is stored, and
@@ -35,8 +35,9 @@ double store_rounded(const DistMatrix& slab, SingleMatrix& k, int first_local) {
 // cannot hold.
 void check_float_range(const DistMatrix& slab, std::int64_t column_offset,
                        const std::string& what) {
-  const auto first = first_flagged_entry(
-      slab, [](double v, int, int) -> int { return std::abs(v) <= FLT_MAX ? 0 : 1; });
+  const auto first = first_flagged_entry(slab, [&](double v, int li, int lj) -> int {
+    return li < slab.stored_from(lj) || std::abs(v) <= FLT_MAX ? 0 : 1;
+  });
   if (!first) return;
   char value[32];
   std::snprintf(value, sizeof value, "%.6g", first->value);
@@ -76,6 +77,9 @@ void assemble_in_slabs(const std::vector<double>& col_panel, int d, SingleMatrix
       reused.emplace(
           DistMatrix::uninitialized(grid, k.rows(), cols, k.row_dist().block_size(), nb));
     DistMatrix& slab = *reused;
+    // With lower-block storage of k, the slab computes and stores k's stored
+    // rows only (c0 is a whole number of blocks).
+    if (k.storage() == Storage::lower_blocks) slab.set_lower_slab(c0 / nb);
     const int first_local = static_cast<int>(c0 / q);
     slab_panel.assign(col_panel.begin() + std::size_t(first_local) * d,
                       col_panel.begin() + std::size_t(first_local + slab.local_cols()) * d);

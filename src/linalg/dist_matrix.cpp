@@ -89,6 +89,15 @@ void BasicDistMatrix<T>::set_storage(Storage storage) {
       (rows() != cols() || rows_.block_size() != cols_.block_size()))
     throw Error("lower-block storage needs a square matrix with square blocks");
   storage_ = storage;
+  first_block_ = 0;
+}
+
+template <class T>
+void BasicDistMatrix<T>::set_lower_slab(std::int64_t first_block) {
+  if (rows_.block_size() != cols_.block_size())
+    throw Error("lower-block storage needs square blocks");
+  storage_ = Storage::lower_blocks;
+  first_block_ = first_block;
 }
 
 template <class T>
@@ -96,7 +105,7 @@ int BasicDistMatrix<T>::rows_before_block(int lj, int extra) const {
   if (storage_ == Storage::full) return 0;
   // Row blocks of this process row: myrow, myrow + P, ...; count those below
   // block `limit`.
-  const std::int64_t limit = cols_.to_global(lj) / cols_.block_size() + extra;
+  const std::int64_t limit = first_block_ + cols_.to_global(lj) / cols_.block_size() + extra;
   const std::int64_t p = grid_->myrow(), procs = grid_->nprow();
   const std::int64_t blocks = limit > p ? (limit - p + procs - 1) / procs : 0;
   return static_cast<int>(std::min<std::int64_t>(blocks * rows_.block_size(), local_rows()));

@@ -82,6 +82,7 @@ SpectralStep solve_single(io::MatrixFile& file, const BlacsGrid& grid, const Kpc
                          : "");
   const int nb = settings.block_size;
   SingleMatrix kmat = SingleMatrix::uninitialized(grid, result.n, result.n, nb, nb);
+  if (result.lower_storage) kmat.set_storage(Storage::lower_blocks);
   timer.start("distribute");
   const auto row_panel = distribute::read_panel(file, kmat.row_dist());
   const auto col_panel = distribute::read_panel(file, kmat.col_dist());
@@ -103,7 +104,7 @@ SpectralStep solve_single(io::MatrixFile& file, const BlacsGrid& grid, const Kpc
 bool kpca_lower_storage(const KpcaSettings& s, std::int64_t n) {
   const kernel::KernelType type = s.kernel.type;
   return s.storage != StorageRequest::full && type != kernel::KernelType::precomputed &&
-         type != kernel::KernelType::laplacian && !s.single_precision &&
+         type != kernel::KernelType::laplacian &&
          resolve_solver(s.solver, n, s.components, s.krylov) == Solver::krylov;
 }
 

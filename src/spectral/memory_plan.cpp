@@ -128,7 +128,11 @@ MemoryPlan plan_memory(const ProblemShape& s) {
                          count(nb) + " is used");
   plan.items.push_back({"process baseline", kBaseline});
   if (s.single_precision) {
-    plan.items.push_back({"n x n matrix (local block, float32)", local / 2});
+    if (s.lower_storage)
+      plan.items.push_back(
+          {"n x n matrix (blocks on and below the diagonal, float32)", lower_blocks(s) / 2});
+    else
+      plan.items.push_back({"n x n matrix (local block, float32)", local / 2});
     // kernel::assemble_kernel's slab: whole rounds of nb columns per process
     // column, about kDefaultSlabEntries doubles, at least one block column.
     const double slab = double(kernel::kDefaultSlabEntries);

@@ -181,6 +181,57 @@ TEST(LowerStorage, AssemblyAndCenteringMatchFullStorageAndLeaveTheUpperBlocks) {
   }
 }
 
+TEST(LowerStorage, SinglePrecisionAssemblyInSlabsMatchesFullStorage) {
+  // Float storage is assembled in double slabs of columns; with small slabs
+  // (several per matrix) each slab must compute and store exactly the rows of
+  // its columns' lower blocks. The rounded entries, the sums and the
+  // centered result are full storage's within float's rounding; the blocks
+  // above stay NaN.
+  const Comm world = Comm::world();
+  const int n = 301, d = 5;
+  const auto x = test::random_data(n, d, 8);
+  for (auto [p, q] : grid_shapes(world.size())) {
+    BlacsGrid grid(world, p, q);
+    for (int nb : {4, 32})
+      for (KernelType type : {KernelType::rbf, KernelType::poly}) {
+        const Kernel kernel = make_kernel(type);
+        SingleMatrix lower =
+            lower_with_nan_above<float>(grid, n, nb, [](auto, auto) { return kNaN; });
+        SingleMatrix full(grid, n, n, nb, nb);
+        const auto rows = panel(x, d, full.row_dist()), cols = panel(x, d, full.col_dist());
+        LocalSums lower_sums, full_sums;
+        const std::int64_t slab = 3 * std::int64_t{nb} * n;  // a few block columns per slab
+        assemble_kernel(kernel, rows, cols, d, lower, lower_sums, slab);
+        assemble_kernel(kernel, rows, cols, d, full, full_sums, slab);
+        const CenteringStats a = center_kernel(lower, lower_sums);
+        const CenteringStats b = center_kernel(full, full_sums);
+        double largest = 0, scale = 0, means = 0;
+        bool above_untouched = true;
+        for (int lj = 0; lj < lower.local_cols(); ++lj)
+          for (int li = 0; li < lower.local_rows(); ++li) {
+            if (li < lower.stored_from(lj)) {
+              above_untouched &= std::isnan(lower.local(li, lj));
+              continue;
+            }
+            const double diff = std::abs(double(lower.local(li, lj)) - full.local(li, lj));
+            largest = std::isnan(diff) ? INFINITY : std::max(largest, diff);
+            scale = std::max(scale, std::abs(double(full.local(li, lj))));
+          }
+        for (std::size_t i = 0; i < a.row_means.size(); ++i)
+          means = std::max(means, std::abs(a.row_means[i] - b.row_means[i]));
+        // Each entry is rounded once to float after centering in double.
+        const std::string what = std::string(Kernel::name(type)) + " grid " +
+                                 std::to_string(p) + "x" + std::to_string(q) + " nb " +
+                                 std::to_string(nb);
+        EXPECT_TRUE(all_ranks(world, above_untouched)) << what << ": wrote above the diagonal";
+        EXPECT_TRUE(all_ranks(world, largest <= 2 * 6e-8 * std::max(scale, 1.0) &&
+                                         means <= 1e-12 * std::max(1.0, std::abs(b.grand_mean))))
+            << what << ": entries off by " << largest << ", means by " << means;
+        EXPECT_NEAR(a.frobenius_norm, b.frobenius_norm, 1e-6 * b.frobenius_norm) << what;
+      }
+  }
+}
+
 TEST(LowerStorage, FrobeniusNormOfEntriesThatNeedScaling) {
   // Entries near 1e200 and 1e-200 take the scaled second pass, which must
   // weigh the blocks below the diagonal twice as the first pass does.

@@ -107,12 +107,11 @@ struct PrecisionOptions {
 
 /// --storage auto|full|lower: whether kpca holds the whole n x n kernel or
 /// only its blocks on and below the diagonal (spectral::kpca_lower_storage).
-/// `lower` needs the krylov solver (auto becomes krylov) and double
-/// precision.
+/// `lower` needs the krylov solver (auto becomes krylov).
 struct StorageOptions {
   bool full = false, lower = false;  ///< neither: auto
   static po::options_description description();
-  StorageOptions(const po::variables_map& vm, SolveOptions& solve, const PrecisionOptions& precision);
+  StorageOptions(const po::variables_map& vm, SolveOptions& solve);
 };
 
 /// --kernel, --gamma, --degree, --coef0.

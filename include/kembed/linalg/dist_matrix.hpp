@@ -57,6 +57,11 @@ class BasicDistMatrix {
   /// Declares which entries hold the matrix (writes nothing).
   /// @pre lower_blocks only for a square matrix with square blocks
   void set_storage(Storage storage);
+  /// Lower-block storage of columns [first_block nb, ...) of a larger
+  /// symmetric matrix with the same row layout (a slab of it): the stored
+  /// rows are those whose row block is at least first_block + the column's
+  /// block. @pre square blocks
+  void set_lower_slab(std::int64_t first_block);
   /// With lower_blocks storage, local column lj holds the local rows from
   /// stored_from(lj) on, and those from below_diagonal_from(lj) on lie in
   /// blocks strictly below the diagonal. With full storage: 0 and 0.
@@ -96,6 +101,7 @@ class BasicDistMatrix {
   int desc_[9] = {};
   std::unique_ptr<T, Free> local_;
   Storage storage_ = Storage::full;
+  std::int64_t first_block_ = 0;  // block column of the larger matrix at column 0
 };
 
 extern template class BasicDistMatrix<double>;

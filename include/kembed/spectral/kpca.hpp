@@ -33,8 +33,8 @@ struct KpcaSettings {
 /// (Storage::lower_blocks: half the memory, and half the assembly for the
 /// kernels assembled tile by tile): when not asked for full storage, the
 /// kernel is assembled (not precomputed, not laplacian, whose L1 distances
-/// are computed whole), in double, and the solver is krylov (auto resolving
-/// to it). ELPA needs the whole matrix.
+/// are computed whole) and the solver is krylov (auto resolving to it), in
+/// double or single precision. ELPA needs the whole matrix.
 bool kpca_lower_storage(const KpcaSettings& settings, std::int64_t n);
 
 /// What a kernel PCA fit produced; the same on every rank except `embedding`.

@@ -30,7 +30,7 @@ struct ProblemShape {
   /// then says when `--precision single` would fit.
   bool single_precision_available = false;
   /// The n x n matrix held in its blocks on and below the diagonal
-  /// (Storage::lower_blocks; krylov in double).
+  /// (Storage::lower_blocks; krylov only).
   bool lower_storage = false;
 };
 
