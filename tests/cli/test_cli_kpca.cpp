@@ -41,6 +41,11 @@ TEST(KpcaCli, RankInvariance) {
       {4, {"--grid", "1x4"}, 1, 4},
       {4, {"--block-size", "7"}, 2, 2},
       {3, {"--block-size", "7"}, 0, 0},
+      // auto is evd at this n; krylov keeps the kernel's lower blocks unless
+      // asked for the whole kernel.
+      {2, {"--solver", "krylov"}, 0, 0},
+      {4, {"--solver", "krylov", "--block-size", "7"}, 2, 2},
+      {3, {"--solver", "krylov", "--storage", "full", "--block-size", "7"}, 0, 0},
   };
   std::optional<KpcaOutput> reference;
   for (const Layout& layout : layouts) {
@@ -65,6 +70,10 @@ TEST(KpcaCli, RankInvariance) {
     EXPECT_EQ(j.value("ranks", -1), layout.np);
     EXPECT_EQ(j.value("n", -1), static_cast<int>(n));
     EXPECT_EQ(j.value("components", -1), k);
+    const auto has = [&](const char* word) {
+      return std::find(layout.extra.begin(), layout.extra.end(), word) != layout.extra.end();
+    };
+    EXPECT_EQ(j.value("kernel_storage", ""), has("krylov") && !has("full") ? "lower_blocks" : "full");
     ASSERT_TRUE(j.contains("grid") && j["grid"].contains("nprow") && j["grid"].contains("npcol"));
     const int nprow = j["grid"]["nprow"], npcol = j["grid"]["npcol"];
     EXPECT_EQ(nprow * npcol, layout.np);
@@ -413,6 +422,13 @@ const std::vector<BadCase> kBadCases = {
     {"precision_unknown",
      good_with({"--precision", "half"}),
      {"--precision expects double or single, got 'half'"}},
+    {"storage_unknown", good_with({"--storage", "upper"}),
+     {"--storage expects auto, full or lower, got 'upper'"}},
+    {"storage_lower_with_evd", good_with({"--storage", "lower", "--solver", "evd"}),
+     {"--storage lower needs --solver krylov (or auto)"}},
+    {"storage_lower_precomputed",
+     with_input("{D}/asym.csv", {"--kernel", "precomputed", "--storage", "lower"}),
+     {"--storage lower needs a kernel assembled in tiles"}},
     {"missing_config",
      concat(kGood, {"--config", "{D}/missing.ini", "--output-dir", "{O}"}),
      {"{D}/missing.ini"}},

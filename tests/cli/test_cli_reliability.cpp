@@ -252,6 +252,20 @@ TEST(MemoryPlan, PlanCommandMatchesTheDryRunOfTheRealCommand) {
   EXPECT_TRUE(contains(plan.out, "kembed plan kpca: 40000 x 40000 matrix")) << plan.out;
   EXPECT_TRUE(contains(plan.out, "2 ranks on a 1x2 grid")) << plan.out;
   EXPECT_TRUE(contains(plan.out, "(fits)")) << plan.out;
+  // The same with auto (krylov in lower blocks), in double and single.
+  for (const char* precision : {"double", "single"}) {
+    const RunResult lower = run_serial({"plan", "kpca", "--rows", "40000", "--cols", "64",
+                                        "--components", "10", "--ranks", "2", "--precision",
+                                        precision, "--max-memory-per-rank", "100G"});
+    RUN_OK(lower_dry,
+           std::vector<std::string>({"kpca", "--generate", "gaussian", "--rows", "40000", "--cols",
+                                     "64", "--components", "10", "--precision", precision,
+                                     "--dry-run", "--max-memory-per-rank", "100G",
+                                     "--output-dir", (dir / "out").string()}),
+           2);
+    EXPECT_EQ(body(lower.out), body(lower_dry.out)) << lower.out << "\n---\n" << lower_dry.out;
+    EXPECT_TRUE(contains(lower.out, "blocks on and below the diagonal")) << lower.out;
+  }
 
   // Too little memory: the plan says so and what would fit (and exits 0).
   const RunResult tight = run_serial({"plan", "kpca", "--rows", "40000", "--cols", "64",
