@@ -380,7 +380,8 @@ po::options_description mds_options() {
                                      "instead of --distances"))
       .add(OutputOptions::description())
       .add(SolveOptions::description())
-      .add(PrecisionOptions::description());
+      .add(PrecisionOptions::description())
+      .add(StorageOptions::description());
   return all;
 }
 
@@ -389,6 +390,13 @@ void run_mds(const po::variables_map& vm, const Comm& world) {
   const OutputOptions output(vm);
   SolveOptions solve(vm);
   const PrecisionOptions precision(vm, solve);
+  const StorageOptions storage(vm, solve);
+  if (storage.lower && (!in.metric || *in.metric == kernel::Metric::manhattan || in.landmark))
+    throw Error("--storage lower needs points (--input) under a metric assembled in tiles "
+                "(euclidean, sqeuclidean or cosine), for the exact n x n matrix");
+  const StorageRequest storage_request = storage.full    ? StorageRequest::full
+                                         : storage.lower ? StorageRequest::lower
+                                                         : StorageRequest::automatic;
   if (precision.single && in.landmark)
     throw Error("--precision single applies to the exact n x n matrix, not to --approx landmark");
   if (precision.single && !in.metric)
@@ -404,6 +412,10 @@ void run_mds(const po::variables_map& vm, const Comm& world) {
                        solve.layout.block_size, solve.solver};
     shape.single_precision = precision.single;
     shape.single_precision_available = in.metric.has_value();
+    MdsSettings settings{in.metric, k, solve.solver, solve.layout.block_size, in.symmetrize,
+                         solve.krylov};
+    settings.storage = storage_request;
+    shape.lower_storage = mds_lower_storage(settings, file.rows());
     return shape;
   });
   drive(vm, world, job, [&](Run& run) {
@@ -412,6 +424,7 @@ void run_mds(const po::variables_map& vm, const Comm& world) {
                          nb,            in.symmetrize,     run.krylov(solve),
                          solve.max_memory_per_rank};
     settings.single_precision = precision.single;
+    settings.storage = storage_request;
     const MdsResult result = fit_mds(run.input(), run.grid(), settings, run.timer());
     run.solver(solve, {result.solver_used, result.solver_note, result.iterations, result.matvecs,
                        result.memory.estimate, result.memory.limit});
@@ -457,6 +470,12 @@ void run_mds(const po::variables_map& vm, const Comm& world) {
           "B stored as float32 (-1/2 D^(2) formed in double and each entry rounded once, centered "
           "in double); products B V in sgemm on V rounded to float; basis, Rayleigh-Ritz and "
           "residuals in double; residuals and norms are of the stored B";
+    report["matrix_storage"] = result.lower_storage ? "lower_blocks" : "full";
+    if (result.lower_storage)
+      report["matrix_storage_definition"] =
+          "only the blocks of B on and below the block diagonal are stored (the diagonal blocks "
+          "whole); each product reads a block below the diagonal once for B_IJ X_J and "
+          "B_IJ^T X_I";
     report["embedding_scale"] = "y_j = sqrt(lambda_j) v_j (classical MDS, R cmdscale)";
     report["sign_convention"] = "largest |entry| of each eigenvector is positive";
     run.summary = "n = " + std::to_string(result.n) + ", k = " + std::to_string(k) + ", " +

@@ -256,7 +256,7 @@ PrecisionOptions::PrecisionOptions(const po::variables_map& vm, SolveOptions& so
 po::options_description StorageOptions::description() {
   po::options_description d("storage");
   d.add_options()("storage", po::value<std::string>()->default_value("auto"),
-                  "the n x n kernel held whole (full), or only its blocks on and below the "
+                  "the n x n matrix held whole (full), or only its blocks on and below the "
                   "diagonal (lower: half the memory and assembly; krylov solver); auto: "
                   "lower where it applies");
   return d;

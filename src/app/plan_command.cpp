@@ -11,6 +11,7 @@
 #include "kembed/approx/nystrom.hpp"
 #include "kembed/core/error.hpp"
 #include "kembed/spectral/kpca.hpp"
+#include "kembed/spectral/mds.hpp"
 #include "kembed/spectral/memory_plan.hpp"
 #include "kembed/spectral/pca.hpp"
 
@@ -108,7 +109,7 @@ po::options_description plan_options() {
       ("precision", po::value<std::string>()->default_value("double"),
        "kpca, mds: double, or single (float32 storage of the n x n matrix, krylov)")
       ("storage", po::value<std::string>()->default_value("auto"),
-       "kpca: auto, full or lower (the kernel's blocks on and below the diagonal, krylov)")
+       "kpca, mds: auto, full or lower (the matrix's blocks on and below the diagonal, krylov)")
       ("landmarks", po::value<std::int64_t>(), "with --approx: the number of landmarks M")
       ("landmark-selection", po::value<std::string>()->default_value("uniform"),
        "kpca --approx nystrom: uniform or kmeans++ (which holds each rank's rows)")
@@ -215,20 +216,32 @@ void run_plan(const po::variables_map& vm, const Comm& world) {
   const std::string storage = vm["storage"].as<std::string>();
   if (storage != "auto" && storage != "full" && storage != "lower")
     throw Error("--storage expects auto, full or lower, got '" + storage + "'");
-  if (storage == "lower" && (method != "kpca" || d < 1 ||
-                             (solver != Solver::automatic && solver != Solver::krylov)))
-    throw Error("--storage lower applies to kpca of points (--cols D) with --solver krylov (or auto)");
-  if (method == "kpca" && d >= 1) {
-    // As kpca decides (spectral::kpca_lower_storage); --storage lower makes auto krylov.
-    KpcaSettings settings;
-    settings.kernel.type = kernel::Kernel::parse(vm["kernel"].as<std::string>());
-    settings.components = k;
-    settings.solver = storage == "lower" || shape.single_precision ? Solver::krylov : solver;
-    settings.single_precision = shape.single_precision;
-    settings.storage = storage == "full"    ? StorageRequest::full
-                       : storage == "lower" ? StorageRequest::lower
-                                            : StorageRequest::automatic;
-    shape.lower_storage = kpca_lower_storage(settings, n);
+  const bool storable = (method == "kpca" || method == "mds") && d >= 1;
+  if (storage == "lower" &&
+      (!storable || (solver != Solver::automatic && solver != Solver::krylov)))
+    throw Error("--storage lower applies to kpca and mds of points (--cols D) with --solver "
+                "krylov (or auto)");
+  if (storable) {
+    // As the methods decide; --storage lower (and single precision) make auto krylov.
+    const StorageRequest request = storage == "full"    ? StorageRequest::full
+                                   : storage == "lower" ? StorageRequest::lower
+                                                        : StorageRequest::automatic;
+    const Solver used = storage == "lower" || shape.single_precision ? Solver::krylov : solver;
+    if (method == "kpca") {
+      KpcaSettings settings;
+      settings.kernel.type = kernel::Kernel::parse(vm["kernel"].as<std::string>());
+      settings.components = k;
+      settings.solver = used;
+      settings.storage = request;
+      shape.lower_storage = kpca_lower_storage(settings, n);
+    } else {
+      MdsSettings settings;  // points under the default metric, euclidean
+      settings.metric = kernel::Metric::euclidean;
+      settings.components = k;
+      settings.solver = used;
+      settings.storage = request;
+      shape.lower_storage = mds_lower_storage(settings, n);
+    }
     if (storage == "lower") shape.solver = Solver::krylov;
   }
   if (method == "pca") {

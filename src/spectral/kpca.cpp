@@ -103,9 +103,9 @@ SpectralStep solve_single(io::MatrixFile& file, const BlacsGrid& grid, const Kpc
 
 bool kpca_lower_storage(const KpcaSettings& s, std::int64_t n) {
   const kernel::KernelType type = s.kernel.type;
-  return s.storage != StorageRequest::full && type != kernel::KernelType::precomputed &&
-         type != kernel::KernelType::laplacian &&
-         resolve_solver(s.solver, n, s.components, s.krylov) == Solver::krylov;
+  const bool tiled =
+      type != kernel::KernelType::precomputed && type != kernel::KernelType::laplacian;
+  return lower_storage_applies(s.storage, tiled, s.solver, n, s.components, s.krylov);
 }
 
 KpcaResult fit_kpca(io::MatrixFile& file, const BlacsGrid& grid, const KpcaSettings& settings,

@@ -47,11 +47,12 @@ void build_distances(io::MatrixFile& file, const MdsSettings& s, DistMatrix& dma
   kernel::assemble_distances(*s.metric, row_panel, col_panel, d, dmat);
 }
 
-// a <- scale * (a o a), elementwise.
+// a <- scale * (a o a), elementwise (the stored entries).
 void square_entries(DistMatrix& a, double scale) {
   for (int lj = 0; lj < a.local_cols(); ++lj) {
     double* column = a.data() + std::size_t(lj) * a.ld();
-    for (int li = 0; li < a.local_rows(); ++li) column[li] = scale * column[li] * column[li];
+    for (int li = a.stored_from(lj); li < a.local_rows(); ++li)
+      column[li] = scale * column[li] * column[li];
   }
 }
 
@@ -130,6 +131,7 @@ void fit_single(io::MatrixFile& file, const BlacsGrid& grid, const MdsSettings& 
   const kernel::Metric metric = *settings.metric;
   const int d = static_cast<int>(file.cols()), nb = settings.block_size;
   SingleMatrix b = SingleMatrix::uninitialized(grid, result.n, result.n, nb, nb);
+  if (result.lower_storage) b.set_storage(Storage::lower_blocks);
   timer.start("distribute");
   const auto row_panel = distribute::read_panel(file, b.row_dist());
   const auto col_panel = distribute::read_panel(file, b.col_dist());
@@ -155,6 +157,11 @@ void fit_single(io::MatrixFile& file, const BlacsGrid& grid, const MdsSettings& 
 
 }  // namespace
 
+bool mds_lower_storage(const MdsSettings& s, std::int64_t n) {
+  const bool tiled = s.metric && *s.metric != kernel::Metric::manhattan;
+  return lower_storage_applies(s.storage, tiled, s.solver, n, s.components, s.krylov);
+}
+
 MdsResult fit_mds(io::MatrixFile& file, const BlacsGrid& grid, const MdsSettings& settings,
                   PhaseTimer& timer) {
   const Comm& comm = grid.comm();
@@ -164,9 +171,11 @@ MdsResult fit_mds(io::MatrixFile& file, const BlacsGrid& grid, const MdsSettings
   result.d = settings.metric ? file.cols() : 0;
   const int k = settings.components, nb = settings.block_size;
   const std::int64_t n = result.n;
+  result.lower_storage = mds_lower_storage(settings, n);
   ProblemShape shape{n, result.d, k, grid.nprow(), grid.npcol(), nb, settings.solver};
   shape.single_precision = settings.single_precision;
   shape.single_precision_available = settings.metric.has_value();
+  shape.lower_storage = result.lower_storage;
   result.memory = check_memory(shape, settings.max_memory_per_rank, comm);
   if (settings.single_precision) {
     agree(comm, settings.metric ? ""
@@ -177,7 +186,8 @@ MdsResult fit_mds(io::MatrixFile& file, const BlacsGrid& grid, const MdsSettings
     return result;
   }
 
-  DistMatrix b = DistMatrix::uninitialized(grid, n, n, nb, nb);  // assembly writes every entry
+  DistMatrix b = DistMatrix::uninitialized(grid, n, n, nb, nb);  // assembly writes every stored entry
+  if (result.lower_storage) b.set_storage(Storage::lower_blocks);
   build_distances(file, settings, b, &timer, &result);
   embed_distances(b, {k, settings.solver, settings.krylov}, timer, result,
                   [&](DistMatrix& a) { build_distances(file, settings, a, nullptr, nullptr); });

@@ -158,6 +158,25 @@ TEST(MdsCli, BothInputsGiveTheSameEmbeddingAndThePointsBack) {
   const Json points_report = read_json(dir / "from_points/run.json");
   EXPECT_EQ(points_report.value("input_kind", ""), "points");
   EXPECT_EQ(points_report.value("metric", ""), "euclidean");
+  EXPECT_EQ(points_report.value("matrix_storage", ""), "full");  // auto is evd at n = 60
+
+  // krylov keeps B's blocks on and below the diagonal (unless asked for all
+  // of B), on 3 ranks with small blocks: the same embedding, and Y Y^T = Xc Xc^T.
+  for (const char* storage : {"auto", "full"}) {
+    const fs::path out = dir / (std::string("krylov_") + storage);
+    RUN_OK(r,
+           (std::vector<std::string>{"mds", "--input", (dir / "x.csv").string(), "-k", "3",
+                                     "--solver", "krylov", "--storage", storage, "--block-size",
+                                     "7", "--output-dir", out.string()}),
+           3);
+    const Json report = read_json(out / "run.json");
+    EXPECT_EQ(report.value("matrix_storage", ""),
+              std::string(storage) == "full" ? "full" : "lower_blocks");
+    const Csv emb = read_result_csv(out / "embedding.csv");
+    ASSERT_EQ(emb.data.rows, 60u);
+    EXPECT_LT(max_abs_diff(emb.data, first), 1e-8) << storage;
+    EXPECT_LT(gram_difference(emb.data, xc), 1e-9 * 100) << storage;
+  }
 }
 
 TEST(MdsCli, NonEuclideanGraphMetricReportsNegativeEigenvaluesHonestly) {
@@ -250,6 +269,12 @@ TEST(MdsCli, InvalidInputsFailOnEveryRankWithTheEntryAndWithoutOutput) {
        "--precision single needs the points"},
       {{I, (dir / "x.csv").string(), "--precision", "single", "--solver", "evr"},
        "--precision single needs --solver krylov"},
+      {{I, (dir / "x.csv").string(), "--storage", "lower", "--metric", "manhattan"},
+       "--storage lower needs points (--input) under a metric assembled in tiles"},
+      {{D, (dir / "diag.csv").string(), "--storage", "lower"},
+       "--storage lower needs points"},
+      {{I, (dir / "x.csv").string(), "--storage", "lower", "--solver", "evd"},
+       "--storage lower needs --solver krylov"},
   };
   for (int np : {1, 4})
     for (const auto& c : cases) {

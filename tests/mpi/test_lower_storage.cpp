@@ -12,6 +12,7 @@
 #include <random>
 
 #include "kembed/kernel/assemble.hpp"
+#include "kembed/kernel/distances.hpp"
 #include "kembed/kernel/local_blocks.hpp"
 #include "kembed/linalg/block_product.hpp"
 #include "kembed/linalg/reductions.hpp"
@@ -178,6 +179,40 @@ TEST(LowerStorage, AssemblyAndCenteringMatchFullStorageAndLeaveTheUpperBlocks) {
         EXPECT_NEAR(lower_trace, full_trace, 1e-13 * std::max(1.0, std::abs(full_trace))) << what;
       }
     }
+  }
+}
+
+TEST(LowerStorage, DistancesAndTwoPassCenteringMatchFullStorage) {
+  // MDS from points: the distances of the tiled metrics in lower blocks, and
+  // centering with its own sums pass (kernel_means), against full storage.
+  const Comm world = Comm::world();
+  const int n = 150, d = 3;
+  const auto x = test::random_data(n, d, 21);
+  for (auto [p, q] : grid_shapes(world.size())) {
+    BlacsGrid grid(world, p, q);
+    for (int nb : {5, 64})
+      for (Metric metric : {Metric::euclidean, Metric::sqeuclidean, Metric::cosine}) {
+        DistMatrix lower = lower_with_nan_above<double>(grid, n, nb, [](auto, auto) { return kNaN; });
+        DistMatrix full(grid, n, n, nb, nb);
+        const auto rows = panel(x, d, full.row_dist()), cols = panel(x, d, full.col_dist());
+        assemble_distances(metric, rows, cols, d, lower);
+        assemble_distances(metric, rows, cols, d, full);
+        const std::string what = metric_name(metric) + " grid " + std::to_string(p) + "x" +
+                                 std::to_string(q) + " nb " + std::to_string(nb);
+        const Comparison assembled = compare_stored(lower, full);
+        EXPECT_TRUE(all_ranks(world, assembled.largest <= 1e-13 && assembled.above_untouched))
+            << what << ": distances off by " << assembled.largest;
+        const CenteringStats a = center_kernel(lower), b = center_kernel(full);
+        const Comparison centered = compare_stored(lower, full);
+        double means = std::abs(a.grand_mean - b.grand_mean);
+        for (std::size_t i = 0; i < a.row_means.size(); ++i)
+          means = std::max({means, std::abs(a.row_means[i] - b.row_means[i]),
+                            std::abs(a.col_means[i] - b.col_means[i])});
+        EXPECT_TRUE(all_ranks(world, means <= 1e-13 && centered.largest <= 1e-13 &&
+                                         centered.above_untouched))
+            << what << ": means off by " << means << ", entries by " << centered.largest;
+        EXPECT_NEAR(a.frobenius_norm, b.frobenius_norm, 1e-13 * b.frobenius_norm) << what;
+      }
   }
 }
 

@@ -105,8 +105,9 @@ struct PrecisionOptions {
   PrecisionOptions(const po::variables_map& vm, SolveOptions& solve);
 };
 
-/// --storage auto|full|lower: whether kpca holds the whole n x n kernel or
-/// only its blocks on and below the diagonal (spectral::kpca_lower_storage).
+/// --storage auto|full|lower: whether kpca and mds hold the whole n x n
+/// matrix or only its blocks on and below the diagonal
+/// (spectral::lower_storage_applies).
 /// `lower` needs the krylov solver (auto becomes krylov).
 struct StorageOptions {
   bool full = false, lower = false;  ///< neither: auto

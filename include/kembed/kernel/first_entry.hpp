@@ -20,7 +20,8 @@ struct FlaggedEntry {
 /// Collective over a's grid: the entry with the smallest row-major global
 /// index i * cols + j for which `classify(value, li, lj)` returns a non-zero
 /// code (evaluated on its owner, with local indices), or nothing; identical
-/// on every rank.
+/// on every rank. With lower-block storage only the stored entries are
+/// classified (an entry above the diagonal mirrors one below it).
 template <class Classify>
 std::optional<FlaggedEntry> first_flagged_entry(const DistMatrix& a, Classify&& classify) {
   constexpr long long kNone = std::numeric_limits<long long>::max();
@@ -32,11 +33,11 @@ std::optional<FlaggedEntry> first_flagged_entry(const DistMatrix& a, Classify&& 
   int any = 0;
   for (int lj = 0; lj < a.local_cols() && a.local_rows() > 0; ++lj) {
     const double* column = a.data() + static_cast<std::size_t>(lj) * a.ld();
-    for (int li = 0; li < a.local_rows(); ++li) any |= classify(column[li], li, lj);
+    for (int li = a.stored_from(lj); li < a.local_rows(); ++li) any |= classify(column[li], li, lj);
   }
   for (int lj = 0; any && lj < a.local_cols(); ++lj) {
     const std::int64_t j = a.col_dist().to_global(lj);
-    for (int li = 0; li < a.local_rows(); ++li) {
+    for (int li = a.stored_from(lj); li < a.local_rows(); ++li) {
       const long long index = a.row_dist().to_global(li) * a.cols() + j;
       if (index >= first) continue;
       if (const int c = classify(a.local(li, lj), li, lj)) {

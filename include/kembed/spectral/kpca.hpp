@@ -8,13 +8,10 @@
 #include "kembed/kernel/kernel.hpp"
 #include "kembed/linalg/blacs_grid.hpp"
 #include "kembed/spectral/eigensolver.hpp"
+#include "kembed/spectral/matrix_storage.hpp"
 #include "kembed/spectral/memory_plan.hpp"
 
 namespace kembed::spectral {
-
-/// --storage: how the n x n kernel is held. automatic: lower blocks where
-/// kpca_lower_storage allows them, else full.
-enum class StorageRequest { automatic, full, lower };
 
 struct KpcaSettings {
   kernel::Kernel kernel;  ///< gamma 0 = 1/d
@@ -30,11 +27,9 @@ struct KpcaSettings {
 };
 
 /// Whether fit_kpca keeps only the kernel's blocks on and below the diagonal
-/// (Storage::lower_blocks: half the memory, and half the assembly for the
-/// kernels assembled tile by tile): when not asked for full storage, the
-/// kernel is assembled (not precomputed, not laplacian, whose L1 distances
-/// are computed whole) and the solver is krylov (auto resolving to it), in
-/// double or single precision. ELPA needs the whole matrix.
+/// (Storage::lower_blocks: half the memory and half the assembly):
+/// lower_storage_applies, with every kernel assembled from points tiled but
+/// laplacian (its L1 distances are computed whole), in double or single.
 bool kpca_lower_storage(const KpcaSettings& settings, std::int64_t n);
 
 /// What a kernel PCA fit produced; the same on every rank except `embedding`.

@@ -12,6 +12,7 @@
 #include "kembed/linalg/blacs_grid.hpp"
 #include "kembed/kernel/distances.hpp"
 #include "kembed/spectral/eigensolver.hpp"
+#include "kembed/spectral/matrix_storage.hpp"
 #include "kembed/spectral/memory_plan.hpp"
 #include "kembed/spectral/spectral_step.hpp"
 
@@ -29,7 +30,13 @@ struct MdsSettings {
   /// Store B = -1/2 J D^(2) J as float32 (`--precision single`): krylov only,
   /// distances computed from points only.
   bool single_precision = false;
+  StorageRequest storage = StorageRequest::automatic;
 };
+
+/// Whether fit_mds keeps only B's blocks on and below the diagonal
+/// (Storage::lower_blocks): lower_storage_applies, with distances from points
+/// tiled but manhattan (computed pair by pair, whole).
+bool mds_lower_storage(const MdsSettings& settings, std::int64_t n);
 
 /// What an MDS fit produced; the same on every rank except where noted.
 struct MdsResult {
@@ -46,6 +53,7 @@ struct MdsResult {
   double smallest_gap = 0;              ///< min relative gap among the top k+1 (evd; else 0)
   double trace = 0;                     ///< trace(B) = sum of all eigenvalues
   MemoryCheck memory;                   ///< estimated peak per rank and its limit
+  bool lower_storage = false;           ///< B was held in lower blocks
   double frobenius_norm = 0;            ///< ||B||_F
   /// Eigenvalues of B with |lambda| <= this are numerical zeros:
   /// n eps max(|lambda_1|, ||B||_F).
