@@ -9,6 +9,22 @@
 
 namespace kembed::test {
 
+std::vector<double> panel(const std::vector<double>& x, int d, const BlockCyclic1D& dist) {
+  std::vector<double> p(std::size_t(dist.local_size()) * d);
+  for (int l = 0; l < dist.local_size(); ++l)
+    std::copy_n(&x[std::size_t(dist.to_global(l)) * d], d, &p[std::size_t(l) * d]);
+  return p;
+}
+
+kernel::Kernel test_kernel(kernel::KernelType type) {
+  kernel::Kernel k;
+  k.type = type;
+  k.gamma = 0.3;
+  k.degree = 3;
+  k.coef0 = 0.5;
+  return k;
+}
+
 bool all_ranks(const Comm& comm, bool ok) {
   int mine = ok ? 1 : 0, all = 0;
   MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm.get());

@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "kembed/core/error.hpp"
+#include "kembed/kernel/kernel.hpp"
+#include "kembed/linalg/block_cyclic.hpp"
 #include "kembed/mpi/comm.hpp"
 
 namespace kembed::test {
@@ -21,6 +23,13 @@ double max_abs_diff(const std::vector<double>& a, const std::vector<double>& b);
 
 /// Every P x Q process grid with P * Q == p (1 x p, ..., p x 1).
 std::vector<std::pair<int, int>> grid_shapes(int p);
+
+/// The rows of the row-major x (d columns) at the global indices `dist` deals
+/// to this process, row-major: a rank's panel, built without kembed's readers.
+std::vector<double> panel(const std::vector<double>& x, int d, const BlockCyclic1D& dist);
+
+/// A kernel of `type` with the tests' parameters: gamma 0.3, degree 3, coef0 0.5.
+kernel::Kernel test_kernel(kernel::KernelType type);
 
 /// A fresh scratch directory for this test (same path on every rank).
 std::string scratch_dir(const Comm& comm, const std::string& name);

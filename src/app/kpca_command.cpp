@@ -403,12 +403,7 @@ void run_kpca(const po::variables_map& vm, const Comm& world) {
           "K~ stored as float32 (assembled and centered in double, each entry rounded once); "
           "products K~ V in sgemm on V rounded to float; basis, Rayleigh-Ritz and residuals in "
           "double; residuals and norms are of the stored K~";
-    report["kernel_storage"] = result.lower_storage ? "lower_blocks" : "full";
-    if (result.lower_storage)
-      report["kernel_storage_definition"] =
-          "only the blocks of K~ on and below the block diagonal are stored (the diagonal "
-          "blocks whole); each product reads a block below the diagonal once for K~_IJ X_J "
-          "and K~_IJ^T X_I";
+    report_storage(report, "kernel_storage", result.lower_storage, "K~");
     if (!result.spectrum.empty()) report["smallest_relative_gap"] = result.smallest_gap;
     report["embedding_scale"] = "z_j = sqrt(lambda_j) v_j (scikit-learn KernelPCA convention)";
     report["sign_convention"] = "largest |entry| of each eigenvector is positive";

@@ -470,12 +470,7 @@ void run_mds(const po::variables_map& vm, const Comm& world) {
           "B stored as float32 (-1/2 D^(2) formed in double and each entry rounded once, centered "
           "in double); products B V in sgemm on V rounded to float; basis, Rayleigh-Ritz and "
           "residuals in double; residuals and norms are of the stored B";
-    report["matrix_storage"] = result.lower_storage ? "lower_blocks" : "full";
-    if (result.lower_storage)
-      report["matrix_storage_definition"] =
-          "only the blocks of B on and below the block diagonal are stored (the diagonal blocks "
-          "whole); each product reads a block below the diagonal once for B_IJ X_J and "
-          "B_IJ^T X_I";
+    report_storage(report, "matrix_storage", result.lower_storage, "B");
     report["embedding_scale"] = "y_j = sqrt(lambda_j) v_j (classical MDS, R cmdscale)";
     report["sign_convention"] = "largest |entry| of each eigenvector is positive";
     run.summary = "n = " + std::to_string(result.n) + ", k = " + std::to_string(k) + ", " +

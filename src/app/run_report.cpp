@@ -42,6 +42,16 @@ Json common_report(const std::string& method, int block_size, const io::MatrixFi
   return report;
 }
 
+void report_storage(Json& report, const std::string& key, bool lower_blocks,
+                    const std::string& matrix) {
+  report[key] = lower_blocks ? "lower_blocks" : "full";
+  if (lower_blocks)
+    report[key + "_definition"] =
+        "only the blocks of " + matrix + " on and below the block diagonal are stored (the "
+        "diagonal blocks whole); each product reads a block below the diagonal once for " +
+        matrix + "_IJ X_J and " + matrix + "_IJ^T X_I";
+}
+
 std::string describe_plan(const std::string& title, const ProblemShape& shape, int ranks,
                           double available) {
   const Solver solver = resolve_solver(shape.solver, shape.n, shape.k);

@@ -35,9 +35,8 @@ double store_rounded(const DistMatrix& slab, SingleMatrix& k, int first_local) {
 // cannot hold.
 void check_float_range(const DistMatrix& slab, std::int64_t column_offset,
                        const std::string& what) {
-  const auto first = first_flagged_entry(slab, [](double v, int, int) -> int {
-    return std::abs(v) <= FLT_MAX ? 0 : 1;
-  });
+  const auto first = first_flagged_entry(
+      slab, [](double v, int, int) -> int { return std::abs(v) <= FLT_MAX ? 0 : 1; });
   if (!first) return;
   char value[32];
   std::snprintf(value, sizeof value, "%.6g", first->value);

@@ -64,7 +64,8 @@ BlockProduct::BlockProduct(const BasicDistMatrix<T>& a, const double* ad, const 
   }
   if (a.storage() == Storage::full) return;
   for (int c = 0; c < local_cols_; c += nb)
-    stored_.push_back({c, std::min(nb, local_cols_ - c), a.stored_from(c), a.below_diagonal_from(c)});
+    stored_.push_back(
+        {c, std::min(nb, local_cols_ - c), a.stored_from(c), a.below_diagonal_from(c)});
   lower_ = true;
   rank_base_.assign(ranks + 1, 0);
   for (int r = 0; r < ranks; ++r) rank_base_[r + 1] = rank_base_[r] + scatter_counts_[r];

@@ -135,15 +135,15 @@ void product(int m, int n, int k, const T* a, int lda, const T* b, int ldb, T* c
       if (add)
         for (int j = 0; j < n; ++j)
           std::copy_n(c + std::size_t(j) * ldc, tiled, &out[std::size_t(j) * tiled]);
-      tiles_avx512(tiled, k, a, std::size_t(lda), bt.data(), groups, out.data(),
-                   std::size_t(tiled), add);
+      tiles_avx512(tiled, k, a, std::size_t(lda), bt.data(), groups, out.data(), std::size_t(tiled),
+                   add);
       for (int j = 0; j < n; ++j)
         std::copy_n(&out[std::size_t(j) * tiled], tiled, c + std::size_t(j) * ldc);
     }
   }
   if (tiled < m)
-    lapack::gemm('N', 'N', m - tiled, n, k, T(1), a + tiled, lda, b, ldb, T(add ? 1 : 0),
-                 c + tiled, ldc);
+    lapack::gemm('N', 'N', m - tiled, n, k, T(1), a + tiled, lda, b, ldb, T(add ? 1 : 0), c + tiled,
+                 ldc);
 }
 
 // The transposed product's register tile: C columns of A (rows of C^T) by
@@ -193,8 +193,8 @@ void transposed_band(int m, int k, const T* a, std::size_t lda, const T* bt, std
   const auto group = [&](auto columns) {
     constexpr int C = decltype(columns)::value;
     for (; c + C <= k; c += C)
-      transposed_tile<T, C, V>(m, a + std::size_t(c) * lda, lda, bt, ldbt, ct + std::size_t(c) * ldct,
-                               ldct, last);
+      transposed_tile<T, C, V>(m, a + std::size_t(c) * lda, lda, bt, ldbt,
+                               ct + std::size_t(c) * ldct, ldct, last);
   };
   group(std::integral_constant<int, 8>{});
   group(std::integral_constant<int, 4>{});
@@ -225,9 +225,8 @@ void transposed_product(int m, int n, int k, const T* a, int lda, const T* bt, i
 
 }  // namespace
 
-void narrow_product_transposed_add(int m, int n, int k, const double* a, int lda,
-                                   const double* bt, int ldbt, double* ct, int ldct,
-                                   SimdLevel level) {
+void narrow_product_transposed_add(int m, int n, int k, const double* a, int lda, const double* bt,
+                                   int ldbt, double* ct, int ldct, SimdLevel level) {
   transposed_product(m, n, k, a, lda, bt, ldbt, ct, ldct, level);
 }
 
@@ -236,8 +235,8 @@ void narrow_product_transposed_add(int m, int n, int k, const float* a, int lda,
   transposed_product(m, n, k, a, lda, bt, ldbt, ct, ldct, level);
 }
 
-void narrow_product_transposed_add(int m, int n, int k, const double* a, int lda,
-                                   const double* bt, int ldbt, double* ct, int ldct) {
+void narrow_product_transposed_add(int m, int n, int k, const double* a, int lda, const double* bt,
+                                   int ldbt, double* ct, int ldct) {
   transposed_product(m, n, k, a, lda, bt, ldbt, ct, ldct, best_simd_level());
 }
 

@@ -116,7 +116,8 @@ CenteringStats means_from_local_sums(const BasicDistMatrix<T>& k,
     // Symmetric: row i's sum is its stored entries' (the local row sums)
     // plus column i's entries below the diagonal block (the local column
     // sums, which leave the diagonal block out); rows and columns agree.
-    for (int lj = 0; lj < k.local_cols(); ++lj) stats.row_means[col_index[lj]] += local_col_sums[lj];
+    for (int lj = 0; lj < k.local_cols(); ++lj)
+      stats.row_means[col_index[lj]] += local_col_sums[lj];
     comm.sum_in_place(stats.row_means);
     stats.col_means = stats.row_means;
   } else {

@@ -2,8 +2,8 @@
 
 namespace kembed::spectral {
 
-bool lower_storage_applies(StorageRequest request, bool tiled, Solver solver, std::int64_t n,
-                           int k, const KrylovSettings& krylov) {
+bool lower_storage_applies(StorageRequest request, bool tiled, Solver solver, std::int64_t n, int k,
+                           const KrylovSettings& krylov) {
   return request != StorageRequest::full && tiled &&
          resolve_solver(solver, n, k, krylov) == Solver::krylov;
 }

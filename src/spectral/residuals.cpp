@@ -36,8 +36,7 @@ std::vector<double> through_block_product(const BasicDistMatrix<T>& a, const Dis
 std::vector<double> residual_norms(const DistMatrix& a, const DistMatrix& v,
                                    const std::vector<double>& values) {
   if (a.storage() == Storage::lower_blocks) return through_block_product(a, v, values);
-  DistMatrix r(v.grid(), v.rows(), v.cols(), v.row_dist().block_size(),
-               v.col_dist().block_size());
+  DistMatrix r(v.grid(), v.rows(), v.cols(), v.row_dist().block_size(), v.col_dist().block_size());
   scalapack::gemm('N', 'N', 1.0, a, v, 0.0, r);
   for (int lj = 0; lj < r.local_cols(); ++lj) {
     const double lambda = values[v.col_dist().to_global(lj)];

@@ -24,14 +24,6 @@ using kembed::test::grid_shapes;
 
 namespace {
 
-// The rows of x (row-major, d columns) that `dist` deals to this rank.
-std::vector<double> panel(const std::vector<double>& x, int d, const BlockCyclic1D& dist) {
-  std::vector<double> p(std::size_t(dist.local_size()) * d);
-  for (int l = 0; l < dist.local_size(); ++l)
-    std::copy_n(&x[std::size_t(dist.to_global(l)) * d], d, &p[std::size_t(l) * d]);
-  return p;
-}
-
 void fill_nan(DistMatrix& a) {
   const std::size_t count = std::size_t(a.ld()) * std::max(1, a.local_cols());
   std::fill_n(a.data(), count, std::numeric_limits<double>::quiet_NaN());
@@ -45,15 +37,6 @@ bool same_bits(const DistMatrix& a, const DistMatrix& b) {
       if (std::memcmp(&x, &y, sizeof x) != 0 || std::isnan(x)) return false;
     }
   return true;
-}
-
-Kernel make_kernel(KernelType type) {
-  Kernel k;
-  k.type = type;
-  k.gamma = 0.3;
-  k.degree = 3;
-  k.coef0 = 0.5;
-  return k;
 }
 
 }  // namespace
@@ -71,12 +54,12 @@ TEST(FusedCentering, UninitializedAssemblyAndOnePassCenteringMatchTwoPasses) {
                               KernelType::sigmoid, KernelType::cosine, KernelType::laplacian})
         for (const auto* data : {&x, &huge}) {
           if (data == &huge && type != KernelType::rbf) continue;  // others overflow by design
-          const Kernel kernel = make_kernel(type);
+          const Kernel kernel = test::test_kernel(type);
           DistMatrix fused = DistMatrix::uninitialized(grid, n, n, nb, nb);
           DistMatrix plain(grid, n, n, nb, nb);
           fill_nan(fused);
-          const auto rows = panel(*data, d, fused.row_dist());
-          const auto cols = panel(*data, d, fused.col_dist());
+          const auto rows = test::panel(*data, d, fused.row_dist());
+          const auto cols = test::panel(*data, d, fused.col_dist());
           LocalSums sums;
           assemble_kernel(kernel, rows, cols, d, fused, &sums);
           assemble_kernel(kernel, rows, cols, d, plain);
@@ -163,7 +146,7 @@ TEST(FusedCentering, TiledAssemblyOfBlocksLargerThanOneTile) {
   for (auto [p, q] : grid_shapes(world.size())) {
     BlacsGrid grid(world, p, q);
     const auto rows_cols = [&](const DistMatrix& a) {
-      return std::make_pair(panel(x, d, a.row_dist()), panel(x, d, a.col_dist()));
+      return std::make_pair(test::panel(x, d, a.row_dist()), test::panel(x, d, a.col_dist()));
     };
     // Largest |computed - f(x_i, x_j)| / max(1, |f(x_i, x_j)|) over the local block.
     const auto worst = [&](const DistMatrix& a, auto&& f) {
@@ -178,7 +161,7 @@ TEST(FusedCentering, TiledAssemblyOfBlocksLargerThanOneTile) {
       return largest;
     };
     for (KernelType type : {KernelType::rbf, KernelType::poly, KernelType::cosine}) {
-      const Kernel kernel = make_kernel(type);
+      const Kernel kernel = test::test_kernel(type);
       DistMatrix fused = DistMatrix::uninitialized(grid, n, n, 64, 64);
       DistMatrix plain(grid, n, n, 64, 64);
       fill_nan(fused);
@@ -228,8 +211,8 @@ TEST(FusedCentering, DistancesFillAnUninitializedBlock) {
     DistMatrix a = DistMatrix::uninitialized(grid, n, n, 4, 4);
     DistMatrix b(grid, n, n, 4, 4);
     fill_nan(a);
-    const auto rows = panel(x, d, a.row_dist());
-    const auto cols = panel(x, d, a.col_dist());
+    const auto rows = test::panel(x, d, a.row_dist());
+    const auto cols = test::panel(x, d, a.col_dist());
     assemble_distances(metric, rows, cols, d, a);
     assemble_distances(metric, rows, cols, d, b);
     EXPECT_TRUE(all_ranks(world, same_bits(a, b))) << metric_name(metric);

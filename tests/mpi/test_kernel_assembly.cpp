@@ -31,15 +31,6 @@ double relative_difference(const std::vector<double>& a, const std::vector<doubl
   return diff / std::max(scale, 1e-300);
 }
 
-Kernel make_kernel(KernelType type) {
-  Kernel k;
-  k.type = type;
-  k.gamma = 0.3;
-  k.degree = 3;
-  k.coef0 = 0.5;
-  return k;
-}
-
 class Assembly : public ::testing::TestWithParam<KernelType> {};
 
 }  // namespace
@@ -51,7 +42,7 @@ TEST_P(Assembly, MatchesSerialDefinitionOnEveryGrid) {
   for (int t = 0; t < d; ++t) x[3 * d + t] = 0;  // a zero row: cosine must give 0 there
   const std::string dir = test::scratch_dir(world, "assembly");
   auto file = io::open_matrix_file(world, test::write_bin(world, dir, "x.bin", x), {n, d});
-  const Kernel kernel = make_kernel(GetParam());
+  const Kernel kernel = test::test_kernel(GetParam());
   const auto reference = test::serial_kernel(kernel, x, n, d);
   for (auto [p, q] : grid_shapes(world.size()))
     for (int nb : {1, 4, 64}) {
@@ -87,8 +78,8 @@ TEST(PrecomputedKernel, ReadsIntoBlockCyclicLayout) {
     bool ok = true;
     for (int lj = 0; lj < k.local_cols(); ++lj)
       for (int li = 0; li < k.local_rows(); ++li)
-        ok = ok && k.local(li, lj) == values[k.row_dist().to_global(li) * n +
-                                             k.col_dist().to_global(lj)];
+        ok = ok &&
+             k.local(li, lj) == values[k.row_dist().to_global(li) * n + k.col_dist().to_global(lj)];
     EXPECT_TRUE(all_ranks(world, ok)) << p << "x" << q;
   }
 }
@@ -99,14 +90,14 @@ TEST(Centering, ZeroRowAndColumnSumsAndEqualsJKJ) {
   const auto x = test::random_data(n, d, 3);
   const std::string dir = test::scratch_dir(world, "centering");
   auto file = io::open_matrix_file(world, test::write_bin(world, dir, "x.bin", x), {n, d});
-  Kernel kernel = make_kernel(KernelType::rbf);
+  Kernel kernel = test::test_kernel(KernelType::rbf);
   const auto reference = test::serial_center(test::serial_kernel(kernel, x, n, d));
   for (auto [p, q] : grid_shapes(world.size()))
     for (int nb : {2, 8}) {
       BlacsGrid grid(world, p, q);
       DistMatrix k(grid, n, n, nb, nb);
-      assemble_kernel(kernel, read_panel(*file, k.row_dist()), read_panel(*file, k.col_dist()),
-                      d, k);
+      assemble_kernel(kernel, read_panel(*file, k.row_dist()), read_panel(*file, k.col_dist()), d,
+                      k);
       const CenteringStats before = center_kernel(k);
       const CenteringStats after = kernel_means(k);
       bool sums_zero = true;

@@ -32,13 +32,6 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-std::vector<double> panel(const std::vector<double>& x, int d, const BlockCyclic1D& dist) {
-  std::vector<double> p(std::size_t(dist.local_size()) * d);
-  for (int l = 0; l < dist.local_size(); ++l)
-    std::copy_n(&x[std::size_t(dist.to_global(l)) * d], d, &p[std::size_t(l) * d]);
-  return p;
-}
-
 // Whether global entry (i, j) lies in a block on or below the block diagonal.
 bool in_lower_blocks(std::int64_t i, std::int64_t j, int nb) { return i / nb >= j / nb; }
 
@@ -88,15 +81,6 @@ Comparison compare_stored(const DistMatrix& a, const DistMatrix& full) {
   return c;
 }
 
-Kernel make_kernel(KernelType type) {
-  Kernel k;
-  k.type = type;
-  k.gamma = 0.3;
-  k.degree = 3;
-  k.coef0 = 0.5;
-  return k;
-}
-
 std::vector<double> symmetric(int n, unsigned seed) {
   std::mt19937 gen(seed);
   std::uniform_real_distribution<double> dist(-1, 1);
@@ -135,16 +119,19 @@ TEST(LowerStorage, AssemblyAndCenteringMatchFullStorageAndLeaveTheUpperBlocks) {
   const Comm world = Comm::world();
   for (auto [p, q] : grid_shapes(world.size())) {
     BlacsGrid grid(world, p, q);
-    for (auto [n, nb] : {std::pair{37, 3}, std::pair{37, 64}, std::pair{2 * kGramTileRows + 54, 64}}) {
+    for (auto [n, nb] :
+         {std::pair{37, 3}, std::pair{37, 64}, std::pair{2 * kGramTileRows + 54, 64}}) {
       const int d = 4;
       const auto x = test::random_data(n, d, 5);
       for (KernelType type : {KernelType::rbf, KernelType::linear, KernelType::poly,
                               KernelType::sigmoid, KernelType::cosine}) {
         if (n > 100 && type != KernelType::rbf && type != KernelType::poly) continue;
-        const Kernel kernel = make_kernel(type);
-        DistMatrix lower = lower_with_nan_above<double>(grid, n, nb, [](auto, auto) { return kNaN; });
+        const Kernel kernel = test::test_kernel(type);
+        DistMatrix lower =
+            lower_with_nan_above<double>(grid, n, nb, [](auto, auto) { return kNaN; });
         DistMatrix full(grid, n, n, nb, nb);
-        const auto rows = panel(x, d, full.row_dist()), cols = panel(x, d, full.col_dist());
+        const auto rows = test::panel(x, d, full.row_dist()),
+                   cols = test::panel(x, d, full.col_dist());
         LocalSums lower_sums, full_sums;
         assemble_kernel(kernel, rows, cols, d, lower, &lower_sums);
         assemble_kernel(kernel, rows, cols, d, full, &full_sums);
@@ -171,8 +158,8 @@ TEST(LowerStorage, AssemblyAndCenteringMatchFullStorageAndLeaveTheUpperBlocks) {
         }
         // Sums of n entries in another order: n eps of the largest sum.
         const double tol = 4 * n * 2.2e-16 * std::max(scale, 1.0);
-        EXPECT_TRUE(all_ranks(world, means <= tol && centered.largest <= 1e-13 + 3 * tol &&
-                                         centered.above_untouched))
+        EXPECT_TRUE(all_ranks(
+            world, means <= tol && centered.largest <= 1e-13 + 3 * tol && centered.above_untouched))
             << what << ": means off by " << means << ", entries by " << centered.largest;
         EXPECT_NEAR(a.frobenius_norm, b.frobenius_norm, 1e-13 * b.frobenius_norm) << what;
         EXPECT_NEAR(frobenius_norm(lower), frobenius_norm(full), 1e-13 * b.frobenius_norm) << what;
@@ -192,9 +179,11 @@ TEST(LowerStorage, DistancesAndTwoPassCenteringMatchFullStorage) {
     BlacsGrid grid(world, p, q);
     for (int nb : {5, 64})
       for (Metric metric : {Metric::euclidean, Metric::sqeuclidean, Metric::cosine}) {
-        DistMatrix lower = lower_with_nan_above<double>(grid, n, nb, [](auto, auto) { return kNaN; });
+        DistMatrix lower =
+            lower_with_nan_above<double>(grid, n, nb, [](auto, auto) { return kNaN; });
         DistMatrix full(grid, n, n, nb, nb);
-        const auto rows = panel(x, d, full.row_dist()), cols = panel(x, d, full.col_dist());
+        const auto rows = test::panel(x, d, full.row_dist()),
+                   cols = test::panel(x, d, full.col_dist());
         assemble_distances(metric, rows, cols, d, lower);
         assemble_distances(metric, rows, cols, d, full);
         const std::string what = metric_name(metric) + " grid " + std::to_string(p) + "x" +
@@ -208,8 +197,8 @@ TEST(LowerStorage, DistancesAndTwoPassCenteringMatchFullStorage) {
         for (std::size_t i = 0; i < a.row_means.size(); ++i)
           means = std::max({means, std::abs(a.row_means[i] - b.row_means[i]),
                             std::abs(a.col_means[i] - b.col_means[i])});
-        EXPECT_TRUE(all_ranks(world, means <= 1e-13 && centered.largest <= 1e-13 &&
-                                         centered.above_untouched))
+        EXPECT_TRUE(all_ranks(
+            world, means <= 1e-13 && centered.largest <= 1e-13 && centered.above_untouched))
             << what << ": means off by " << means << ", entries by " << centered.largest;
         EXPECT_NEAR(a.frobenius_norm, b.frobenius_norm, 1e-13 * b.frobenius_norm) << what;
       }
@@ -229,11 +218,12 @@ TEST(LowerStorage, SinglePrecisionAssemblyInSlabsMatchesFullStorage) {
     BlacsGrid grid(world, p, q);
     for (int nb : {4, 32})
       for (KernelType type : {KernelType::rbf, KernelType::poly}) {
-        const Kernel kernel = make_kernel(type);
+        const Kernel kernel = test::test_kernel(type);
         SingleMatrix lower =
             lower_with_nan_above<float>(grid, n, nb, [](auto, auto) { return kNaN; });
         SingleMatrix full(grid, n, n, nb, nb);
-        const auto rows = panel(x, d, full.row_dist()), cols = panel(x, d, full.col_dist());
+        const auto rows = test::panel(x, d, full.row_dist()),
+                   cols = test::panel(x, d, full.col_dist());
         LocalSums lower_sums, full_sums;
         const std::int64_t slab = 3 * std::int64_t{nb} * n;  // a few block columns per slab
         assemble_kernel(kernel, rows, cols, d, lower, lower_sums, slab);
@@ -255,9 +245,8 @@ TEST(LowerStorage, SinglePrecisionAssemblyInSlabsMatchesFullStorage) {
         for (std::size_t i = 0; i < a.row_means.size(); ++i)
           means = std::max(means, std::abs(a.row_means[i] - b.row_means[i]));
         // Each entry is rounded once to float after centering in double.
-        const std::string what = std::string(Kernel::name(type)) + " grid " +
-                                 std::to_string(p) + "x" + std::to_string(q) + " nb " +
-                                 std::to_string(nb);
+        const std::string what = std::string(Kernel::name(type)) + " grid " + std::to_string(p) +
+                                 "x" + std::to_string(q) + " nb " + std::to_string(nb);
         EXPECT_TRUE(all_ranks(world, above_untouched)) << what << ": wrote above the diagonal";
         EXPECT_TRUE(all_ranks(world, largest <= 2 * 6e-8 * std::max(scale, 1.0) &&
                                          means <= 1e-12 * std::max(1.0, std::abs(b.grand_mean))))

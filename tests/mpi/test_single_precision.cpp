@@ -41,16 +41,6 @@ std::vector<double> uniform(std::size_t count, unsigned seed) {
 
 double rounded(double v) { return static_cast<double>(static_cast<float>(v)); }
 
-// The rows of row-major x (d columns) at the global indices of `dist`.
-std::vector<double> panel(const std::vector<double>& x, int d, const BlockCyclic1D& dist) {
-  std::vector<double> p;
-  for (int l = 0; l < dist.local_size(); ++l) {
-    const auto* row = &x[std::size_t(dist.to_global(l)) * d];
-    p.insert(p.end(), row, row + d);
-  }
-  return p;
-}
-
 }  // namespace
 
 TEST(SinglePrecision, ProductMeetsTheFloatRoundingBoundOnEveryGrid) {
@@ -110,7 +100,8 @@ TEST(SinglePrecision, AssemblyRoundsEachDoubleEntryOnceSlabBySlab) {
       // rbf with a large gamma: entries below float's normal range occur.
       k.gamma = type == kernel::KernelType::rbf ? 30.0 : 0.5;
       DistMatrix reference(grid, n, n, nb, nb);
-      const auto rows = panel(x, d, reference.row_dist()), cols = panel(x, d, reference.col_dist());
+      const auto rows = test::panel(x, d, reference.row_dist()),
+                 cols = test::panel(x, d, reference.col_dist());
       kernel::LocalSums reference_sums;
       kernel::assemble_kernel(k, rows, cols, d, reference, &reference_sums);
       // One slab (default), and one block column per process column per slab.
@@ -159,8 +150,8 @@ TEST(SinglePrecision, EntryBeyondFloatRangeIsAnAgreedErrorNamingIt) {
   kernel::LocalSums sums;
   std::string message;
   try {
-    kernel::assemble_kernel(k, panel(x, d, single.row_dist()), panel(x, d, single.col_dist()), d,
-                            single, sums, 1);
+    kernel::assemble_kernel(k, test::panel(x, d, single.row_dist()),
+                            test::panel(x, d, single.col_dist()), d, single, sums, 1);
   } catch (const Error& e) {
     message = e.what();
   }
@@ -243,8 +234,8 @@ TEST(SinglePrecision, MdsWithinThePerturbationBoundOfDouble) {
     settings.single_precision = true;
     settings.krylov.tol = spectral::kSingleDefaultTol;
     const spectral::MdsResult once = spectral::fit_mds(*file, grid, settings, timer);
-    const double delta = (settings.krylov.tol + kUnit + n * kUnit / (1 - n * kUnit)) *
-                         once.frobenius_norm;
+    const double delta =
+        (settings.krylov.tol + kUnit + n * kUnit / (1 - n * kUnit)) * once.frobenius_norm;
     for (int j = 0; j < k; ++j)
       EXPECT_NEAR(once.eigenvalues[j], twice.eigenvalues[j], delta) << p << "x" << q;
     // The same centering means, from the double entries.
@@ -254,8 +245,7 @@ TEST(SinglePrecision, MdsWithinThePerturbationBoundOfDouble) {
   // distance itself is fine for double MDS).
   auto far = x;
   far[5 * d] = 1e25;
-  auto far_file =
-      io::open_matrix_file(world, test::write_bin(world, dir, "far.bin", far), {n, d});
+  auto far_file = io::open_matrix_file(world, test::write_bin(world, dir, "far.bin", far), {n, d});
   BlacsGrid grid(world);
   PhaseTimer timer;
   std::string message;
@@ -300,7 +290,6 @@ TEST(SinglePrecision, DenseSolversRefuseAndThePlanHalvesTheMatrix) {
   const std::string advice = spectral::memory_shortfall(big, 2, 0.5 * (once + twice));
   EXPECT_NE(advice.find("--precision single would fit here"), std::string::npos) << advice;
   big.single_precision_available = false;
-  EXPECT_EQ(spectral::memory_shortfall(big, 2, 0.5 * (once + twice))
-                .find("--precision single"),
+  EXPECT_EQ(spectral::memory_shortfall(big, 2, 0.5 * (once + twice)).find("--precision single"),
             std::string::npos);
 }

@@ -18,6 +18,12 @@ using Json = nlohmann::ordered_json;
 Json common_report(const std::string& method, int block_size, const io::MatrixFile& input,
                    const BlacsGrid& grid, const PhaseTimer& timer);
 
+/// How the n x n matrix (named `matrix` in formulas, e.g. "K~" or "B") was
+/// stored: report[key] = "lower_blocks" or "full", and for lower blocks
+/// report[key + "_definition"].
+void report_storage(Json& report, const std::string& key, bool lower_blocks,
+                    const std::string& matrix);
+
 /// The memory plan of `shape` with `ranks` ranks in human units, the grid,
 /// the solver (auto resolved) and whether it fits in `available` bytes per
 /// rank (if not: how many ranks or which solver would).

@@ -15,7 +15,7 @@ enum class StorageRequest { automatic, full, lower };
 /// (`tiled`: the assembly then computes only the stored blocks), and the
 /// solver krylov (automatic resolving to it). evd, evr and elpa get the
 /// whole matrix.
-bool lower_storage_applies(StorageRequest request, bool tiled, Solver solver, std::int64_t n,
-                           int k, const KrylovSettings& krylov);
+bool lower_storage_applies(StorageRequest request, bool tiled, Solver solver, std::int64_t n, int k,
+                           const KrylovSettings& krylov);
 
 }  // namespace kembed::spectral
