@@ -17,6 +17,7 @@
 #include "kembed/linalg/block_product.hpp"
 #include "kembed/linalg/reductions.hpp"
 #include "kembed/spectral/centering.hpp"
+#include "kembed/spectral/eigensolver.hpp"
 #include "kembed/spectral/krylov.hpp"
 #include "kembed/spectral/memory_plan.hpp"
 #include "serial_reference.hpp"
@@ -349,6 +350,30 @@ TEST(LowerStorage, KrylovMatchesSerialEigenvalues) {
       reference.product = KrylovProduct::pdgemm;  // reads the whole matrix
       EXPECT_THROW(krylov_top_eigenpairs(a, k, reference), Error);
     }
+  }
+}
+
+TEST(LowerStorage, KrylovThatDoesNotConvergeFallsBackToEvrOnTheLowerTriangle) {
+  // pdsyevr is called with UPLO = 'L': the NaN above the diagonal blocks must
+  // not reach the eigenvalues.
+  const Comm world = Comm::world();
+  const int n = 60, k = 2;
+  const auto values = symmetric(n, 17);
+  test::Dense dense{n, values}, vectors;
+  const auto ascending = test::serial_eigh(dense, vectors);
+  for (auto [p, q] : grid_shapes(world.size())) {
+    BlacsGrid grid(world, p, q);
+    DistMatrix a = lower_with_nan_above<double>(
+        grid, n, 8, [&](std::int64_t i, std::int64_t j) { return values[j * n + i]; });
+    KrylovSettings settings;
+    settings.block = 2;
+    settings.depth = 2;
+    settings.max_cycles = 1;  // cannot converge in one cycle
+    const Eigenpairs pairs = top_eigenpairs(a, k, Solver::krylov, settings);
+    bool ok = pairs.used == Solver::evr;
+    for (int t = 0; t < k; ++t)
+      ok &= std::abs(pairs.values[t] - ascending[n - 1 - t]) <= 1e-12 * std::abs(ascending[n - 1]);
+    EXPECT_TRUE(all_ranks(world, ok)) << "grid " << p << "x" << q << ": " << pairs.note;
   }
 }
 
