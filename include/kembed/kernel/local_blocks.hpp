@@ -103,10 +103,12 @@ void refill_pairs(DistMatrix& out, const std::vector<int>& rows, const std::vect
   std::vector<char> whole_column(out.local_cols(), 0);
   for (int lj : cols) whole_column[lj] = 1;
   for (int lj = 0; lj < out.local_cols(); ++lj) {
+    const int first = out.stored_from(lj);  // lower-block storage: nothing above
     if (whole_column[lj]) {
-      for (int li = 0; li < out.local_rows(); ++li) out.local(li, lj) = f(li, lj);
+      for (int li = first; li < out.local_rows(); ++li) out.local(li, lj) = f(li, lj);
     } else {
-      for (int li : rows) out.local(li, lj) = f(li, lj);
+      for (int li : rows)
+        if (li >= first) out.local(li, lj) = f(li, lj);
     }
   }
 }
