@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <string>
+#include <type_traits>
 
 #include "kembed/core/error.hpp"
 #include "kembed/linalg/narrow_product.hpp"
@@ -62,13 +63,13 @@ BlockProduct::BlockProduct(const BasicDistMatrix<T>& a, const double* ad, const 
     // to_local does not depend on which process asks.
     receiver_row_.push_back(line_.to_local(g));
   }
+  rank_base_.assign(ranks + 1, 0);
+  for (int r = 0; r < ranks; ++r) rank_base_[r + 1] = rank_base_[r] + scatter_counts_[r];
   if (a.storage() == Storage::full) return;
   for (int c = 0; c < local_cols_; c += nb)
     stored_.push_back(
         {c, std::min(nb, local_cols_ - c), a.stored_from(c), a.below_diagonal_from(c)});
   lower_ = true;
-  rank_base_.assign(ranks + 1, 0);
-  for (int r = 0; r < ranks; ++r) rank_base_[r + 1] = rank_base_[r] + scatter_counts_[r];
   for (int lj = 0; lj < local_cols_; ++lj) {
     const std::int64_t g = cols.to_global(lj);
     col_owner_.push_back(line_.owner(g));
@@ -80,71 +81,99 @@ template BlockProduct::BlockProduct(const DistMatrix&, const double*, const floa
 template BlockProduct::BlockProduct(const SingleMatrix&, const double*, const float*);
 
 void BlockProduct::apply(const double* x, int ldx, int width, double* y, int ldy) {
-  if (lower_) {
-    apply_lower(x, ldx, width, y, ldy);
-    return;
-  }
-  const Comm& comm = *comm_;
-  const int mine = line_rows(), lr = local_rows_, lc = local_cols_;
   if (width <= 0) return;
+  checked_count(n_ * width);
+  if (lower_) {
+    if (a_single_)
+      apply_lower(a_single_, single_, x, ldx, width);
+    else
+      apply_lower(a_, double_, x, ldx, width);
+  } else {
+    if (a_single_)
+      apply_full(a_single_, single_, x, ldx, width);
+    else
+      apply_full(a_, double_, x, ldx, width);
+  }
+  reduce_scatter(width, y, ldy);
+}
+
+std::size_t BlockProduct::held_bytes() const {
+  const auto bytes = [](const auto& v) { return v.capacity() * sizeof(v[0]); };
+  const auto all = [&](const auto& b) {
+    return bytes(b.packed) + bytes(b.gathered) + bytes(b.x_cols) + bytes(b.x_rows) +
+           bytes(b.y_rows) + bytes(b.y_cols);
+  };
+  return bytes(send_) + bytes(received_) + all(double_) + all(single_);
+}
+
+namespace {
+
+// This rank's line rows of X, column-major, in A's precision.
+template <class T>
+void pack(const double* x, int ldx, int rows, int width, std::vector<T>& out) {
+  out.resize(std::size_t(rows) * width);
+  for (int j = 0; j < width; ++j)
+    for (int l = 0; l < rows; ++l)
+      out[std::size_t(j) * rows + l] = static_cast<T>(x[std::size_t(j) * ldx + l]);
+}
+
+template <class T>
+MPI_Datatype mpi_type() {
+  return std::is_same_v<T, double> ? MPI_DOUBLE : MPI_FLOAT;
+}
+
+}  // namespace
+
+template <class T>
+void BlockProduct::apply_full(const T* a, Buffers<T>& buf, const double* x, int ldx, int width) {
+  const int mine = line_rows(), lr = local_rows_, lc = local_cols_;
 
   // 1. The rows of X matching this rank's columns of A, from the process column.
-  packed_.resize(std::size_t(mine) * width);
-  for (int j = 0; j < width; ++j)
-    std::copy_n(x + std::size_t(j) * ldx, mine, packed_.data() + std::size_t(j) * mine);
-  const std::vector<double> all = column_comm_.allgatherv(packed_);
-  gathered_.resize(std::size_t(std::max(lc, 1)) * width);
+  pack(x, ldx, mine, width, buf.packed);
+  const std::vector<T> all = column_comm_.allgatherv(buf.packed);
+  buf.x_cols.resize(std::size_t(std::max(lc, 1)) * width);
   std::size_t offset = 0;
   std::size_t row = 0;
   for (const BlockCyclic1D& line : column_lines_) {
     const int rows = line.local_size();
     for (int j = 0; j < width; ++j) {
-      const double* from = all.data() + offset + std::size_t(j) * rows;
-      double* to = gathered_.data() + std::size_t(j) * lc;
+      const T* from = all.data() + offset + std::size_t(j) * rows;
+      T* to = buf.x_cols.data() + std::size_t(j) * lc;
       for (int l = 0; l < rows; ++l) to[gathered_to_local_col_[row + l]] = from[l];
     }
     offset += std::size_t(rows) * width;
     row += rows;
   }
 
-  // 2. One narrow_product (in double or float) over the whole local block
-  //    A[R_p, C_q]: its partial sum of the rows R_p of A X.
-  product_.resize(std::size_t(std::max(lr, 1)) * width);
+  // 2. One narrow_product over the whole local block A[R_p, C_q]: its partial
+  //    sum of the rows R_p of A X (in float with single-precision storage).
+  buf.y_rows.resize(std::size_t(std::max(lr, 1)) * width);
   if (lr > 0) {
-    if (lc == 0) {
-      std::fill(product_.begin(), product_.end(), 0.0);
-    } else if (a_single_) {
-      gathered_single_.assign(gathered_.begin(), gathered_.begin() + std::size_t(lc) * width);
-      product_single_.resize(std::size_t(lr) * width);
-      narrow_product(lr, width, lc, a_single_, lda_, gathered_single_.data(), lc,
-                     product_single_.data(), lr);
-      std::copy(product_single_.begin(), product_single_.end(), product_.begin());
-    } else {
-      narrow_product(lr, width, lc, a_, lda_, gathered_.data(), lc, product_.data(), lr);
-    }
+    if (lc == 0)
+      std::fill(buf.y_rows.begin(), buf.y_rows.end(), T(0));
+    else
+      narrow_product(lr, width, lc, a, lda_, buf.x_cols.data(), lc, buf.y_rows.data(), lr);
   }
 
-  // 3. Sum the partial products; each rank receives its own line rows. The
-  //    buffer is ordered by receiving rank, each rank's rows column-major.
-  const std::int64_t n = n_;
-  checked_count(n * width);
-  send_.assign(std::size_t(n) * width, 0.0);
-  std::vector<int> counts(scatter_counts_.size());
-  std::vector<std::int64_t> base(scatter_counts_.size() + 1, 0);
-  for (std::size_t r = 0; r < counts.size(); ++r) {
-    counts[r] = scatter_counts_[r] * width;
-    base[r + 1] = base[r] + std::int64_t{counts[r]};
-  }
+  // 3. The partial products by receiving rank, each rank's rows column-major.
+  send_.assign(std::size_t(n_) * width, 0.0);
   for (int li = 0; li < lr; ++li) {
     const int r = receiver_[li];
-    double* to = send_.data() + base[r] + receiver_row_[li];
+    double* to = send_.data() + std::size_t(rank_base_[r]) * width + receiver_row_[li];
     const std::size_t stride = scatter_counts_[r];
-    for (int j = 0; j < width; ++j) to[j * stride] = product_[std::size_t(j) * lr + li];
+    for (int j = 0; j < width; ++j) to[j * stride] = buf.y_rows[std::size_t(j) * lr + li];
   }
-  std::vector<double> received(std::size_t(std::max(mine, 1)) * width);
-  MPI_Reduce_scatter(send_.data(), received.data(), counts.data(), MPI_DOUBLE, MPI_SUM, comm.get());
+}
+
+void BlockProduct::reduce_scatter(int width, double* y, int ldy) {
+  const int mine = line_rows();
+  std::vector<int> counts(scatter_counts_.size());
+  for (std::size_t r = 0; r < counts.size(); ++r) counts[r] = scatter_counts_[r] * width;
+  received_.resize(std::size_t(std::max(mine, 1)) * width);
+  MPI_Reduce_scatter(send_.data(), received_.data(), counts.data(), MPI_DOUBLE, MPI_SUM,
+                     comm_->get());
   for (int j = 0; j < width; ++j)
-    std::copy_n(received.data() + std::size_t(j) * mine, mine, y + std::size_t(j) * ldy);
+    std::copy_n(received_.data() + std::size_t(j) * mine, mine, y + std::size_t(j) * ldy);
 }
 
 // Rows of a column block taken at a time: both products read them, the
@@ -153,39 +182,42 @@ void BlockProduct::apply(const double* x, int ldx, int width, double* y, int ldy
 constexpr int kChunkRows = 2048;
 
 template <class T>
-void BlockProduct::local_products(const T* a, int width, std::vector<T>& x_cols,
-                                  std::vector<T>& x_rows, std::vector<T>& y_rows,
-                                  std::vector<T>& y_cols) {
+void BlockProduct::local_products(const T* a, int width, Buffers<T>& buf) {
   const int lr = local_rows_, lc = local_cols_;
-  y_rows.assign(std::size_t(std::max(lr, 1)) * width, T(0));
-  y_cols.assign(std::size_t(std::max(lc, 1)) * width, T(0));
+  buf.y_rows.assign(std::size_t(std::max(lr, 1)) * width, T(0));
+  buf.y_cols.assign(std::size_t(std::max(lc, 1)) * width, T(0));
   for (const StoredBlock& b : stored_) {
     const T* column = a + std::size_t(b.col) * lda_;
     for (int r = b.from; r < lr; r += kChunkRows) {
       const int end = std::min(lr, r + kChunkRows);
       // Rows I of the column block: A_IJ X_J.
-      narrow_product_add(end - r, width, b.cols, column + r, lda_, x_cols.data() + b.col, lc,
-                         y_rows.data() + r, lr);
+      narrow_product_add(end - r, width, b.cols, column + r, lda_, buf.x_cols.data() + b.col, lc,
+                         buf.y_rows.data() + r, lr);
       // Rows J: A_IJ^T X_I over the blocks strictly below the diagonal,
       // with X_I and the result held by rows.
       const int start = std::max(r, b.below);
       if (start < end)
         narrow_product_transposed_add(end - start, width, b.cols, column + start, lda_,
-                                      x_rows.data() + std::size_t(start) * width, width,
-                                      y_cols.data() + std::size_t(b.col) * width, width);
+                                      buf.x_rows.data() + std::size_t(start) * width, width,
+                                      buf.y_cols.data() + std::size_t(b.col) * width, width);
     }
   }
 }
 
-void BlockProduct::apply_lower(const double* x, int ldx, int width, double* y, int ldy) {
+template <class T>
+void BlockProduct::apply_lower(const T* a, Buffers<T>& buf, const double* x, int ldx, int width) {
   const Comm& comm = *comm_;
-  const int mine = line_rows();
-  if (width <= 0) return;
+  const int ranks = comm.size();
   // 1. All of X on every rank, ordered by rank, each rank's rows column-major.
-  packed_.resize(std::size_t(mine) * width);
-  for (int j = 0; j < width; ++j)
-    std::copy_n(x + std::size_t(j) * ldx, mine, packed_.data() + std::size_t(j) * mine);
-  x_all_ = comm.allgatherv(packed_);
+  pack(x, ldx, line_rows(), width, buf.packed);
+  buf.gathered.resize(std::size_t(n_) * width);
+  std::vector<int> counts(ranks), displs(ranks);
+  for (int r = 0; r < ranks; ++r) {
+    counts[r] = scatter_counts_[r] * width;
+    displs[r] = static_cast<int>(rank_base_[r] * width);
+  }
+  MPI_Allgatherv(buf.packed.data(), counts[comm.rank()], mpi_type<T>(), buf.gathered.data(),
+                 counts.data(), displs.data(), mpi_type<T>(), comm.get());
   // Rank r's piece of X starts at rank_base_[r] * width, its rows column-major.
   const auto at = [&](int rank, int line_row) {
     return std::size_t(rank_base_[rank]) * width + line_row;
@@ -195,34 +227,25 @@ void BlockProduct::apply_lower(const double* x, int ldx, int width, double* y, i
     return by_rows ? std::size_t(l) * width + j : std::size_t(j) * count + l;
   };
   const auto pick = [&](const std::vector<int>& owner, const std::vector<int>& line_row,
-                        bool by_rows, std::vector<double>& out) {
+                        bool by_rows, std::vector<T>& out) {
     const int count = static_cast<int>(owner.size());
     out.resize(std::size_t(std::max(count, 1)) * width);
     for (int l = 0; l < count; ++l) {
-      const double* from = x_all_.data() + at(owner[l], line_row[l]);
+      const T* from = buf.gathered.data() + at(owner[l], line_row[l]);
       const std::size_t stride = scatter_counts_[owner[l]];
       for (int j = 0; j < width; ++j) out[index(by_rows, count, l, j)] = from[j * stride];
     }
   };
-  pick(col_owner_, col_line_, false, x_cols_);
-  pick(receiver_, receiver_row_, true, x_rows_);
+  pick(col_owner_, col_line_, false, buf.x_cols);
+  pick(receiver_, receiver_row_, true, buf.x_rows);
 
-  // 2. The local products, in double or in float.
-  if (a_single_) {
-    xf_cols_.assign(x_cols_.begin(), x_cols_.end());
-    xf_rows_.assign(x_rows_.begin(), x_rows_.end());
-    local_products(a_single_, width, xf_cols_, xf_rows_, yf_rows_, yf_cols_);
-    y_rows_.assign(yf_rows_.begin(), yf_rows_.end());
-    y_cols_.assign(yf_cols_.begin(), yf_cols_.end());
-  } else {
-    local_products(a_, width, x_cols_, x_rows_, y_rows_, y_cols_);
-  }
+  // 2. The local products, in A's precision.
+  local_products(a, width, buf);
 
-  // 3. Both partials into one buffer by receiving rank; one reduce-scatter.
-  checked_count(n_ * width);
+  // 3. Both partials into one buffer by receiving rank, summed in double.
   send_.assign(std::size_t(n_) * width, 0.0);
   const auto put = [&](const std::vector<int>& owner, const std::vector<int>& line_row,
-                       bool by_rows, const std::vector<double>& part) {
+                       bool by_rows, const std::vector<T>& part) {
     const int count = static_cast<int>(owner.size());
     for (int l = 0; l < count; ++l) {
       double* to = send_.data() + at(owner[l], line_row[l]);
@@ -230,14 +253,8 @@ void BlockProduct::apply_lower(const double* x, int ldx, int width, double* y, i
       for (int j = 0; j < width; ++j) to[j * stride] += part[index(by_rows, count, l, j)];
     }
   };
-  put(receiver_, receiver_row_, false, y_rows_);
-  put(col_owner_, col_line_, true, y_cols_);
-  std::vector<int> counts(scatter_counts_.size());
-  for (std::size_t r = 0; r < counts.size(); ++r) counts[r] = scatter_counts_[r] * width;
-  std::vector<double> received(std::size_t(std::max(mine, 1)) * width);
-  MPI_Reduce_scatter(send_.data(), received.data(), counts.data(), MPI_DOUBLE, MPI_SUM, comm.get());
-  for (int j = 0; j < width; ++j)
-    std::copy_n(received.data() + std::size_t(j) * mine, mine, y + std::size_t(j) * ldy);
+  put(receiver_, receiver_row_, false, buf.y_rows);
+  put(col_owner_, col_line_, true, buf.y_cols);
 }
 
 }  // namespace kembed

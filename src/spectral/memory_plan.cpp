@@ -201,8 +201,8 @@ MemoryPlan plan_memory(const ProblemShape& s) {
     case Solver::krylov: {
       // As krylov.cpp sizes them: block width b, depth q, basis m = q b; the
       // basis and its products live on a P*Q x 1 grid (rows dealt in blocks
-      // of nb, so a large nb puts them all on one rank), two n x b blocks on
-      // the 2-D grid.
+      // of nb, so a large nb puts them all on one rank), with the Ritz
+      // vectors and their products (n x b each) beside them.
       const std::int64_t width = krylov_block_width(s.k, KrylovSettings{});
       const std::int64_t b = std::min<std::int64_t>(s.n, std::max<std::int64_t>(s.k, width));
       const std::int64_t q = std::max<std::int64_t>(
@@ -210,12 +210,17 @@ MemoryPlan plan_memory(const ProblemShape& s) {
                                     b > 0 ? s.n / b : 0));
       const double m = static_cast<double>(std::min<std::int64_t>(q * b, s.n));
       const double rows = local_count(s.n, z.nb, std::int64_t{s.nprow} * s.npcol);
-      plan.items.push_back({"krylov basis and products", 2 * rows * m * kDouble});
+      plan.items.push_back({"krylov basis and products", 2 * rows * (m + double(b)) * kDouble});
+      // BlockProduct's n x b blocks, in the matrix's precision: X packed,
+      // X at A's local columns (gathered along the process column) and its
+      // partial product for A's local rows; in lower blocks all of X, and X
+      // and a partial product for both A's rows and its columns. In double,
+      // the reduce-scatter's partial sums and result.
+      const double held = s.lower_storage ? rows + n + 2 * (np + nq) : rows + 2 * nq + np;
       plan.items.push_back(
-          {"krylov 2-D blocks", 2 * np * local_count(b, z.nb, s.npcol) * kDouble});
-      // The lower-block product holds all of X and the n x b partial sums.
-      if (s.lower_storage)
-        plan.items.push_back({"lower-block product buffers", 3 * n * double(b) * kDouble});
+          {"block product buffers",
+           (held * (s.single_precision ? kDouble / 2 : kDouble) + (n + rows) * kDouble) *
+               double(b)});
       break;
     }
   }

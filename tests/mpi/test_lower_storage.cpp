@@ -404,3 +404,45 @@ TEST(LowerStorage, MemoryPlanCountsTheStoredBlocks) {
     }
   }
 }
+
+TEST(LowerStorage, MemoryPlanCountsTheProductBuffers) {
+  // The plan's "block product buffers" on process (0, 0) against what a
+  // BlockProduct there holds after a product of the solver's width, for
+  // either storage and precision. With the whole matrix the plan also counts
+  // the transient copy of X gathered along the process column.
+  const Comm world = Comm::world();
+  for (auto [p, q] : grid_shapes(world.size())) {
+    BlacsGrid grid(world, p, q);
+    for (auto [n, nb] : {std::pair{1000, 64}, std::pair{999, 7}, std::pair{30, 64}})
+      for (bool lower : {true, false})
+        for (bool single : {false, true}) {
+          const int k = 3, b = krylov_block_width(k, KrylovSettings{});
+          ProblemShape shape{n, 4, k, p, q, nb, Solver::krylov};
+          shape.lower_storage = lower;
+          shape.single_precision = single;
+          double planned = -1;
+          for (const auto& [what, bytes] : plan_memory(shape).items)
+            if (what == "block product buffers") planned = bytes;
+          const auto held = [&](const auto& a) {
+            BlockProduct product(a);
+            const int rows = product.line_rows();
+            std::vector<double> x(std::size_t(std::max(rows, 1)) * b, 1.0), y(x.size());
+            product.apply(x.data(), std::max(rows, 1), b, y.data(), std::max(rows, 1));
+            return static_cast<double>(product.held_bytes());
+          };
+          DistMatrix ad(grid, n, n, nb, nb);
+          SingleMatrix af(grid, n, n, nb, nb);
+          ad.fill([](std::int64_t, std::int64_t) { return 0.0; });
+          af.fill([](std::int64_t, std::int64_t) { return 0.0f; });
+          if (lower) ad.set_storage(Storage::lower_blocks), af.set_storage(Storage::lower_blocks);
+          const double actual = single ? held(af) : held(ad);
+          const double transient =
+              lower ? 0 : double(af.local_cols()) * b * (single ? sizeof(float) : sizeof(double));
+          if (grid.myrow() == 0 && grid.mycol() == 0) {
+            EXPECT_EQ(planned, actual + transient)
+                << "grid " << p << "x" << q << " n " << n << " nb " << nb << " lower " << lower
+                << " single " << single;
+          }
+        }
+  }
+}

@@ -53,18 +53,37 @@ class BlockProduct {
   /// ldx, ldy >= max(1, line_rows()). x and y must not overlap.
   void apply(const double* x, int ldx, int width, double* y, int ldy);
 
+  /// Bytes of the working blocks held between products (the memory plan's
+  /// "block product buffers"): after a product of width w, what every later
+  /// one of width <= w reuses.
+  std::size_t held_bytes() const;
+
  private:
   // Local rows [from, below) of a stored column block hold its diagonal
   // block, [below, local rows) the blocks strictly below it.
   struct StoredBlock {
     int col, cols, from, below;
   };
+  // One precision's working blocks, each at most n x width: with
+  // single-precision storage of A, X is rounded to float when packed, and
+  // every block but the reduce-scatter's is float.
+  template <class T>
+  struct Buffers {
+    std::vector<T> packed;          // this rank's line rows of X
+    std::vector<T> gathered;        // X from every rank (lower-block storage)
+    std::vector<T> x_cols, x_rows;  // X at this rank's local columns and rows of A
+    std::vector<T> y_rows, y_cols;  // the partial products for those rows and columns
+  };
   template <class T>
   BlockProduct(const BasicDistMatrix<T>& a, const double* ad, const float* af);
   template <class T>
-  void local_products(const T* a, int width, std::vector<T>& x_cols, std::vector<T>& x_rows,
-                      std::vector<T>& y_rows, std::vector<T>& y_cols);
-  void apply_lower(const double* x, int ldx, int width, double* y, int ldy);
+  void apply_full(const T* a, Buffers<T>& buf, const double* x, int ldx, int width);
+  template <class T>
+  void apply_lower(const T* a, Buffers<T>& buf, const double* x, int ldx, int width);
+  template <class T>
+  void local_products(const T* a, int width, Buffers<T>& buf);
+  // Sums send_ over the ranks; y receives this rank's line rows.
+  void reduce_scatter(int width, double* y, int ldy);
   const Comm* comm_;
   std::int64_t n_;
   int local_rows_, local_cols_, lda_;
@@ -75,16 +94,15 @@ class BlockProduct {
   std::vector<BlockCyclic1D> column_lines_;   // line layouts of the column's ranks
   std::vector<int> gathered_to_local_col_;    // gathered row -> local column of A
   std::vector<int> scatter_counts_;           // line rows of each rank
+  std::vector<std::int64_t> rank_base_;       // line rows on the ranks before each rank
   std::vector<int> receiver_, receiver_row_;  // local row of A -> its rank and line row there
-  std::vector<double> gathered_, packed_, product_, send_;
-  std::vector<float> gathered_single_, product_single_;
+  std::vector<double> send_, received_;       // the reduce-scatter's partial sums and result
+  Buffers<double> double_;
+  Buffers<float> single_;
   // Lower-block storage only:
   std::vector<StoredBlock> stored_;
   bool lower_ = false;
   std::vector<int> col_owner_, col_line_;  // local column of A -> its rank and line row there
-  std::vector<std::int64_t> rank_base_;    // rows of X on the ranks before each rank
-  std::vector<double> x_all_, x_cols_, x_rows_, y_rows_, y_cols_;
-  std::vector<float> xf_cols_, xf_rows_, yf_rows_, yf_cols_;
 };
 
 }  // namespace kembed
