@@ -83,13 +83,15 @@ SpectralStep solve_single(io::MatrixFile& file, const BlacsGrid& grid, const Kpc
   const int nb = settings.block_size;
   SingleMatrix kmat = SingleMatrix::uninitialized(grid, result.n, result.n, nb, nb);
   if (result.lower_storage) kmat.set_storage(Storage::lower_blocks);
-  timer.start("distribute");
-  const auto row_panel = distribute::read_panel(file, kmat.row_dist());
-  const auto col_panel = distribute::read_panel(file, kmat.col_dist());
-  timer.start("assemble");
   kernel::LocalSums sums;
-  kernel::assemble_kernel(result.kernel, row_panel, col_panel, static_cast<int>(file.cols()), kmat,
-                          sums);
+  {  // The data panels are freed before the solve, as in double.
+    timer.start("distribute");
+    const auto row_panel = distribute::read_panel(file, kmat.row_dist());
+    const auto col_panel = distribute::read_panel(file, kmat.col_dist());
+    timer.start("assemble");
+    kernel::assemble_kernel(result.kernel, row_panel, col_panel, static_cast<int>(file.cols()),
+                            kmat, sums);
+  }
   timer.start("center");
   CenteringStats stats = center_kernel(kmat, sums);
   result.col_means = std::move(stats.col_means);

@@ -132,20 +132,22 @@ void fit_single(io::MatrixFile& file, const BlacsGrid& grid, const MdsSettings& 
   const int d = static_cast<int>(file.cols()), nb = settings.block_size;
   SingleMatrix b = SingleMatrix::uninitialized(grid, result.n, result.n, nb, nb);
   if (result.lower_storage) b.set_storage(Storage::lower_blocks);
-  timer.start("distribute");
-  const auto row_panel = distribute::read_panel(file, b.row_dist());
-  const auto col_panel = distribute::read_panel(file, b.col_dist());
-  kernel::check_points_for_metric(metric, row_panel, b.row_dist(), d, grid.comm(), file.path());
-  timer.start("assemble");
   kernel::LocalSums sums;
-  kernel::assemble_in_slabs(col_panel, d, b, sums, 0, "entry of -1/2 D^(2)",
-                            [&](DistMatrix& slab, const std::vector<double>& slab_panel,
-                                std::int64_t column_offset, kernel::LocalSums& slab_sums) {
-                              kernel::assemble_distances(metric, row_panel, slab_panel, d, slab,
-                                                         column_offset);
-                              square_entries(slab, -0.5);
-                              slab_sums = kernel::local_sums(slab);
-                            });
+  {  // The points are freed before the solve, as in double.
+    timer.start("distribute");
+    const auto row_panel = distribute::read_panel(file, b.row_dist());
+    const auto col_panel = distribute::read_panel(file, b.col_dist());
+    kernel::check_points_for_metric(metric, row_panel, b.row_dist(), d, grid.comm(), file.path());
+    timer.start("assemble");
+    kernel::assemble_in_slabs(col_panel, d, b, sums, 0, "entry of -1/2 D^(2)",
+                              [&](DistMatrix& slab, const std::vector<double>& slab_panel,
+                                  std::int64_t column_offset, kernel::LocalSums& slab_sums) {
+                                kernel::assemble_distances(metric, row_panel, slab_panel, d, slab,
+                                                           column_offset);
+                                square_entries(slab, -0.5);
+                                slab_sums = kernel::local_sums(slab);
+                              });
+  }
   timer.start("center");
   const CenteringStats stats = center_kernel(b, sums);
   record_means(stats, result);
