@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <limits>
 #include <string>
-#include <type_traits>
 
 #include "kembed/core/error.hpp"
 #include "kembed/linalg/narrow_product.hpp"
@@ -33,7 +32,6 @@ BlockProduct::BlockProduct(const BasicDistMatrix<T>& a, const double* ad, const 
       lda_(a.ld()),
       a_(ad),
       a_single_(af),
-      column_comm_(a.grid().comm().split(a.grid().mycol(), a.grid().myrow())),
       line_(a.rows(), a.row_dist().block_size(), a.grid().comm().rank(), a.grid().comm().size()) {
   const BlacsGrid& grid = a.grid();
   const BlockCyclic1D& rows = a.row_dist();
@@ -43,18 +41,6 @@ BlockProduct::BlockProduct(const BasicDistMatrix<T>& a, const double* ad, const 
   const std::int64_t n = n_;
   const int nb = rows.block_size();
   const int ranks = grid.comm().size();
-  // Line block t lives on rank t mod (P Q), whose process column is t mod Q:
-  // the rows matching this process column's columns of A are exactly the
-  // line rows of the ranks in this process column.
-  for (int p = 0; p < grid.nprow(); ++p)
-    column_lines_.emplace_back(n, nb, p * grid.npcol() + grid.mycol(), ranks);
-  for (const BlockCyclic1D& line : column_lines_)
-    for (int l = 0; l < line.local_size(); ++l)
-      gathered_to_local_col_.push_back(cols.to_local(line.to_global(l)));
-  agree(grid.comm(), static_cast<int>(gathered_to_local_col_.size()) == local_cols_
-                         ? ""
-                         : "block product: the grid's rank order is not row-major");
-
   for (int r = 0; r < ranks; ++r)
     scatter_counts_.push_back(BlockCyclic1D(n, nb, r, ranks).local_size());
   for (int li = 0; li < local_rows_; ++li) {
@@ -65,7 +51,21 @@ BlockProduct::BlockProduct(const BasicDistMatrix<T>& a, const double* ad, const 
   }
   rank_base_.assign(ranks + 1, 0);
   for (int r = 0; r < ranks; ++r) rank_base_[r + 1] = rank_base_[r] + scatter_counts_[r];
-  if (a.storage() == Storage::full) return;
+  if (a.storage() == Storage::full) {
+    // Line block t lives on rank t mod (P Q), whose process column is t mod
+    // Q: the rows matching this process column's columns of A are exactly
+    // the line rows of the ranks in this process column.
+    column_comm_.emplace(grid.comm().split(grid.mycol(), grid.myrow()));
+    for (int p = 0; p < grid.nprow(); ++p)
+      column_lines_.emplace_back(n, nb, p * grid.npcol() + grid.mycol(), ranks);
+    for (const BlockCyclic1D& line : column_lines_)
+      for (int l = 0; l < line.local_size(); ++l)
+        gathered_to_local_col_.push_back(cols.to_local(line.to_global(l)));
+    agree(grid.comm(), static_cast<int>(gathered_to_local_col_.size()) == local_cols_
+                           ? ""
+                           : "block product: the grid's rank order is not row-major");
+    return;
+  }
   for (int c = 0; c < local_cols_; c += nb)
     stored_.push_back(
         {c, std::min(nb, local_cols_ - c), a.stored_from(c), a.below_diagonal_from(c)});
@@ -117,11 +117,6 @@ void pack(const double* x, int ldx, int rows, int width, std::vector<T>& out) {
       out[std::size_t(j) * rows + l] = static_cast<T>(x[std::size_t(j) * ldx + l]);
 }
 
-template <class T>
-MPI_Datatype mpi_type() {
-  return std::is_same_v<T, double> ? MPI_DOUBLE : MPI_FLOAT;
-}
-
 }  // namespace
 
 template <class T>
@@ -130,7 +125,7 @@ void BlockProduct::apply_full(const T* a, Buffers<T>& buf, const double* x, int 
 
   // 1. The rows of X matching this rank's columns of A, from the process column.
   pack(x, ldx, mine, width, buf.packed);
-  const std::vector<T> all = column_comm_.allgatherv(buf.packed);
+  const std::vector<T> all = column_comm_->allgatherv(buf.packed);
   buf.x_cols.resize(std::size_t(std::max(lc, 1)) * width);
   std::size_t offset = 0;
   std::size_t row = 0;
@@ -216,8 +211,8 @@ void BlockProduct::apply_lower(const T* a, Buffers<T>& buf, const double* x, int
     counts[r] = scatter_counts_[r] * width;
     displs[r] = static_cast<int>(rank_base_[r] * width);
   }
-  MPI_Allgatherv(buf.packed.data(), counts[comm.rank()], mpi_type<T>(), buf.gathered.data(),
-                 counts.data(), displs.data(), mpi_type<T>(), comm.get());
+  MPI_Allgatherv(buf.packed.data(), counts[comm.rank()], mpi_datatype<T>(), buf.gathered.data(),
+                 counts.data(), displs.data(), mpi_datatype<T>(), comm.get());
   // Rank r's piece of X starts at rank_base_[r] * width, its rows column-major.
   const auto at = [&](int rank, int line_row) {
     return std::size_t(rank_base_[rank]) * width + line_row;

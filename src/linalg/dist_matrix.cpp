@@ -4,7 +4,6 @@
 #include <cstdlib>
 #include <limits>
 #include <new>
-#include <type_traits>
 
 #include "fortran.hpp"
 #include "kembed/core/error.hpp"
@@ -41,11 +40,6 @@ T* allocate(std::size_t count, bool zeroed) {
   void* p = zeroed ? std::calloc(count, sizeof(T)) : std::malloc(count * sizeof(T));
   if (!p) throw std::bad_alloc();
   return static_cast<T*>(p);
-}
-
-template <class T>
-MPI_Datatype mpi_type() {
-  return std::is_same_v<T, float> ? MPI_FLOAT : MPI_DOUBLE;
 }
 
 }  // namespace
@@ -128,12 +122,12 @@ void BasicDistMatrix<T>::scatter_from_root(const std::vector<T>& full) {
         for (int lj = 0; lj < local_cols(); ++lj)
           std::copy_n(piece.data() + std::size_t(lj) * local_rows(), local_rows(), &local(0, lj));
       } else {
-        MPI_Send(piece.data(), static_cast<int>(piece.size()), mpi_type<T>(), r, 0, comm.get());
+        MPI_Send(piece.data(), static_cast<int>(piece.size()), mpi_datatype<T>(), r, 0, comm.get());
       }
     }
   } else {
     std::vector<T> piece(std::size_t(local_rows()) * local_cols());
-    MPI_Recv(piece.data(), static_cast<int>(piece.size()), mpi_type<T>(), 0, 0, comm.get(),
+    MPI_Recv(piece.data(), static_cast<int>(piece.size()), mpi_datatype<T>(), 0, 0, comm.get(),
              MPI_STATUS_IGNORE);
     for (int lj = 0; lj < local_cols(); ++lj)
       std::copy_n(piece.data() + std::size_t(lj) * local_rows(), local_rows(), &local(0, lj));
@@ -149,7 +143,7 @@ std::vector<T> BasicDistMatrix<T>::gather_to_root() const {
     std::copy_n(data() + std::size_t(lj) * ld(), local_rows(),
                 piece.data() + std::size_t(lj) * local_rows());
   if (!comm.is_root()) {
-    MPI_Send(piece.data(), static_cast<int>(piece.size()), mpi_type<T>(), 0, 1, comm.get());
+    MPI_Send(piece.data(), static_cast<int>(piece.size()), mpi_datatype<T>(), 0, 1, comm.get());
     return {};
   }
   std::vector<T> full(std::size_t(rows()) * cols());
@@ -161,7 +155,7 @@ std::vector<T> BasicDistMatrix<T>::gather_to_root() const {
       theirs.swap(piece);
     } else {
       theirs.resize(std::size_t(rd.local_size()) * cd.local_size());
-      MPI_Recv(theirs.data(), static_cast<int>(theirs.size()), mpi_type<T>(), r, 1, comm.get(),
+      MPI_Recv(theirs.data(), static_cast<int>(theirs.size()), mpi_datatype<T>(), r, 1, comm.get(),
                MPI_STATUS_IGNORE);
     }
     for (int lj = 0; lj < cd.local_size(); ++lj)

@@ -2,6 +2,7 @@
 /// @file The product of a square block-cyclic matrix with a tall, thin
 /// block held as whole rows, as one local product per rank.
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "kembed/linalg/block_cyclic.hpp"
@@ -35,7 +36,7 @@ namespace kembed {
 /// cache between the two. Every rank then needs all of X (gathered from all
 /// ranks: n w values, the size of the reduce-scatter), and its partial
 /// products cover its rows and its columns of A.
-/// Move-only (owns two sub-communicators).
+/// Move-only (with full storage, owns its process column's communicator).
 class BlockProduct {
  public:
   /// Collective over a's grid (splits its communicator).
@@ -89,8 +90,9 @@ class BlockProduct {
   int local_rows_, local_cols_, lda_;
   const double* a_;        // A's local block, or
   const float* a_single_;  // its single-precision storage
-  Comm column_comm_;       // the ranks of this process column, by process row
   BlockCyclic1D line_;
+  // Full storage only:
+  std::optional<Comm> column_comm_;           // the ranks of this process column, by process row
   std::vector<BlockCyclic1D> column_lines_;   // line layouts of the column's ranks
   std::vector<int> gathered_to_local_col_;    // gathered row -> local column of A
   std::vector<int> scatter_counts_;           // line rows of each rank

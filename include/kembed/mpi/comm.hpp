@@ -11,6 +11,13 @@
 
 namespace kembed {
 
+/// The MPI datatype of a float or double value.
+template <class T>
+MPI_Datatype mpi_datatype() {
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>, "float or double only");
+  return std::is_same_v<T, float> ? MPI_FLOAT : MPI_DOUBLE;
+}
+
 /// A communicator that either borrows (MPI_COMM_WORLD) or owns (the result
 /// of a split, freed in the destructor) its MPI handle. Move-only.
 class Comm {
