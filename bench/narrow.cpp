@@ -90,15 +90,20 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
   int rows = 8000, width = 24, repeat = 3;
-  for (int i = 1; i + 1 < argc; i += 2) {
+  for (int i = 1; i < argc; i += 2) {
     const std::string flag = argv[i];
-    const int value = std::atoi(argv[i + 1]);
-    if (flag == "--rows")
-      rows = value;
-    else if (flag == "--width")
-      width = value;
-    else if (flag == "--repeat")
-      repeat = value;
+    const int value = i + 1 < argc ? std::atoi(argv[i + 1]) : 0;
+    int* target = flag == "--rows"     ? &rows
+                  : flag == "--width"  ? &width
+                  : flag == "--repeat" ? &repeat
+                                       : nullptr;
+    if (!target || value < 1) {
+      if (rank == 0)
+        std::fprintf(stderr, "usage: kembed_bench_narrow [--rows R] [--width W] [--repeat N]\n");
+      MPI_Finalize();
+      return 2;
+    }
+    *target = value;
   }
   const auto nothing = [](int, int, int, int) {};
   const auto print = [&](const char* what, double s, double flops) {
