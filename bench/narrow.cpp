@@ -11,8 +11,6 @@
 // --rows R: the block is R x R doubles (8000 is a rank's share of the lower
 // blocks at n = 16000 on 2 ranks); the in-cache cases use a 256 x 256 block
 // (512 KB, within L2) run until they have done the same flops.
-#include <mpi.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -24,6 +22,8 @@
 #include "kembed/core/splitmix64.hpp"
 #include "kembed/linalg/lapack.hpp"
 #include "kembed/linalg/narrow_product.hpp"
+#include "kembed/mpi/comm.hpp"
+#include "kembed/mpi/session.hpp"
 
 namespace {
 
@@ -68,16 +68,14 @@ struct Block {
   }
 };
 
-double seconds(const std::function<void()>& work, int repeat) {
+double seconds(const kembed::Comm& comm, const std::function<void()>& work, int repeat) {
   double best = 1e300;
   for (int i = 0; i < repeat; ++i) {
-    MPI_Barrier(MPI_COMM_WORLD);
+    comm.barrier();
     const auto start = std::chrono::steady_clock::now();
     work();
     const std::chrono::duration<double> t = std::chrono::steady_clock::now() - start;
-    double slowest = t.count();
-    MPI_Allreduce(MPI_IN_PLACE, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    best = std::min(best, slowest);
+    best = std::min(best, comm.max(t.count()));
   }
   return best;
 }
@@ -85,10 +83,9 @@ double seconds(const std::function<void()>& work, int repeat) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  int rank = 0, ranks = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  kembed::MpiSession mpi(argc, argv);
+  const kembed::Comm comm = kembed::Comm::world();
+  const int rank = comm.rank(), ranks = comm.size();
   int rows = 8000, width = 24, repeat = 3;
   for (int i = 1; i < argc; i += 2) {
     const std::string flag = argv[i];
@@ -100,7 +97,6 @@ int main(int argc, char** argv) {
     if (!target || value < 1) {
       if (rank == 0)
         std::fprintf(stderr, "usage: kembed_bench_narrow [--rows R] [--width W] [--repeat N]\n");
-      MPI_Finalize();
       return 2;
     }
     *target = value;
@@ -113,6 +109,7 @@ int main(int argc, char** argv) {
   const int m = 2000;
   std::vector<double> p(std::size_t(m) * m, 1.0), q(p.size(), 0.5), r(p.size());
   const double dgemm_s = seconds(
+      comm,
       [&] {
         kembed::lapack::gemm('N', 'N', m, m, m, 1.0, p.data(), m, q.data(), m, 0.0, r.data(), m);
       },
@@ -125,16 +122,22 @@ int main(int argc, char** argv) {
   Block big(rows, width);
   const double one = 2.0 * rows * double(rows) * width;  // flops of one kernel over the block
   print("A X_J from memory",
-        seconds([&] { big.sweep([&](auto... s) { big.ax(s...); }, nothing); }, repeat), one);
+        seconds(
+            comm, [&] { big.sweep([&](auto... s) { big.ax(s...); }, nothing); }, repeat),
+        one);
   print("A^T X_I from memory",
-        seconds([&] { big.sweep([&](auto... s) { big.atx(s...); }, nothing); }, repeat), one);
+        seconds(
+            comm, [&] { big.sweep([&](auto... s) { big.atx(s...); }, nothing); }, repeat),
+        one);
   print("both per chunk, A X_J first",
         seconds(
+            comm,
             [&] { big.sweep([&](auto... s) { big.ax(s...); }, [&](auto... s) { big.atx(s...); }); },
             repeat),
         2 * one);
   print("both per chunk, A^T X_I first",
         seconds(
+            comm,
             [&] { big.sweep([&](auto... s) { big.atx(s...); }, [&](auto... s) { big.ax(s...); }); },
             repeat),
         2 * one);
@@ -147,10 +150,9 @@ int main(int argc, char** argv) {
       for (int t = 0; t < times; ++t) small.sweep(kernel, nothing);
     };
   };
-  print("A X_J in cache (256 x 256)", seconds(again([&](auto... s) { small.ax(s...); }), repeat),
-        times * small_one);
-  print("A^T X_I in cache (256 x 256)", seconds(again([&](auto... s) { small.atx(s...); }), repeat),
-        times * small_one);
-  MPI_Finalize();
+  print("A X_J in cache (256 x 256)",
+        seconds(comm, again([&](auto... s) { small.ax(s...); }), repeat), times * small_one);
+  print("A^T X_I in cache (256 x 256)",
+        seconds(comm, again([&](auto... s) { small.atx(s...); }), repeat), times * small_one);
   return 0;
 }
