@@ -3,6 +3,7 @@
 #include <cmath>
 #include <fstream>
 #include <random>
+#include <utility>
 
 #include "linalg/fortran.hpp"
 
@@ -72,6 +73,22 @@ Dense serial_center(const Dense& k) {
     return c;
   };
   return product(product(j, k), j);
+}
+
+ReflectedSpectrum::ReflectedSpectrum(std::vector<double> lambda, std::vector<double> u)
+    : lambda_(std::move(lambda)), u_(std::move(u)), w_(u_.size()) {
+  double uu = 0;
+  for (double x : u_) uu += x * x;
+  for (std::size_t i = 0; i < u_.size(); ++i) {
+    u_[i] /= std::sqrt(uu);
+    w_[i] = lambda_[i] * u_[i];
+    s_ += u_[i] * w_[i];
+  }
+}
+
+double ReflectedSpectrum::operator()(std::int64_t i, std::int64_t j) const {
+  return (i == j ? lambda_[i] : 0.0) - 2 * u_[i] * w_[j] - 2 * w_[i] * u_[j] +
+         4 * s_ * u_[i] * u_[j];
 }
 
 std::vector<double> serial_eigh(const Dense& a, Dense& vectors) {

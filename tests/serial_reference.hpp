@@ -1,6 +1,7 @@
 #pragma once
 // Serial reference computations for the tests: plain loops and LAPACK on one
 // process, written independently of kembed's distributed code paths.
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -33,6 +34,31 @@ Dense serial_center(const Dense& k);
 
 /// All eigenpairs by LAPACK dsyevd: ascending values; vectors overwrite a copy.
 std::vector<double> serial_eigh(const Dense& a, Dense& vectors);
+
+/// A = H diag(lambda) H with the reflector H = I - 2 u u^T (u normalized
+/// here): the spectrum is exactly `lambda`, the eigenvectors H e_i are dense,
+/// and each entry is O(1) to compute on its owner.
+class ReflectedSpectrum {
+ public:
+  ReflectedSpectrum(std::vector<double> lambda, std::vector<double> u);
+  double operator()(std::int64_t i, std::int64_t j) const;
+
+ private:
+  std::vector<double> lambda_, u_, w_;  // w = diag(lambda) u
+  double s_ = 0;                        // u^T w
+};
+
+/// ||A v - theta v||_2 from A's entries, with plain loops: v of length n.
+template <class Entry>
+double serial_residual(const Entry& a, const double* v, double theta, int n) {
+  double r2 = 0;
+  for (int i = 0; i < n; ++i) {
+    double av = 0;
+    for (int t = 0; t < n; ++t) av += a(i, t) * v[t];
+    r2 += (av - theta * v[i]) * (av - theta * v[i]);
+  }
+  return std::sqrt(r2);
+}
 
 /// Flips column j of the n x k column-major `v` so its largest-magnitude entry
 /// (first within a relative 1e-8) is positive.

@@ -103,11 +103,19 @@ Eigenpairs top_eigenpairs(SingleMatrix& a, int k, Solver solver, const KrylovSet
                 solver_name(solver) + " works on a double-precision matrix");
   KrylovResult r = krylov_top_eigenpairs(a, k, krylov);
   if (!r.converged) {
-    char text[320];
-    std::snprintf(text, sizeof text,
-                  "krylov did not reach --tol %.3g in %d cycles with single-precision storage "
-                  "(worst relative residual %.3g); raise --tol, or use --precision double",
-                  krylov.tol, r.cycles, *std::max_element(r.residuals.begin(), r.residuals.end()));
+    char text[400];
+    const double worst = *std::max_element(r.residuals.begin(), r.residuals.end());
+    if (r.at_precision_floor)
+      std::snprintf(text, sizeof text,
+                    "krylov cannot reach --tol %.3g with single-precision storage: float's "
+                    "round-off in the products keeps the worst relative residual at %.3g; raise "
+                    "--tol, or use --precision double",
+                    krylov.tol, worst);
+    else
+      std::snprintf(text, sizeof text,
+                    "krylov did not reach --tol %.3g in %d cycles with single-precision storage "
+                    "(worst relative residual %.3g); raise --tol, or use --precision double",
+                    krylov.tol, r.cycles, worst);
     throw Error(text);
   }
   return Eigenpairs{r.values, std::move(r.vectors), {}, true, Solver::krylov, {}, r.cycles,

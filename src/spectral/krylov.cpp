@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 #include <type_traits>
 
 #include "kembed/core/error.hpp"
@@ -55,6 +56,22 @@ void reduce(const Comm& comm, std::vector<double>& values) { comm.sum_in_place(v
 
 // T: the storage of A (double, or float with single-precision storage); the
 // basis, Rayleigh-Ritz and residuals are double either way.
+//
+// The basis keeps no products A V. Each product W = A V_c of the newest block
+// V_c = V[:, last:top) is projected onto the basis (T = V^T A V) and then
+// orthonormalized against it into the next block, V_next C = W - V V^T W. So
+// A V[:, 0:top) = V[:, 0:top) T + V_next C E^T (E^T picks the newest block),
+// and a Ritz pair (theta, V s) has the residual A V s - theta V s =
+// V_next C s_new, of norm ||C s_new||: a b x b product, with no n x m block
+// A V to keep or to combine. The restart keeps the b best Ritz vectors Y and
+// the next block: A Y = Y Theta + V_next C S_new is again such a relation.
+//
+// When the relation does not hold (the next block had no new direction and
+// was replaced by random vectors, or there is no room for it in n dimensions),
+// Rayleigh-Ritz multiplies the Ritz vectors instead (one product) and the
+// cycle restarts from A Y. With single-precision storage the products are not
+// exactly linear in the basis (X is rounded to float), so a convergence the
+// relation reports is confirmed by that product before it is accepted.
 template <class T>
 class BlockKrylov {
  public:
@@ -69,40 +86,54 @@ class BlockKrylov {
         b_(static_cast<int>(std::min<std::int64_t>(n_, std::max(k, krylov_block_width(k, s))))),
         q_(std::max<int>(2, std::min<std::int64_t>(krylov_depth(b_, s, n_), n_ / b_))),
         m_(static_cast<int>(std::min<std::int64_t>(std::int64_t{q_} * b_, n_))),
-        v_(line_, n_, m_, nb_),
-        av_(line_, n_, m_, nb_),
+        v_(line_, n_, m_ + b_, nb_),
+        y_(line_, n_, b_, nb_),
+        ay_(line_, n_, b_, nb_),
         x_(a.grid(), n_, s.product == KrylovProduct::pdgemm ? b_ : 0, nb_, nb_),
-        y_(a.grid(), n_, s.product == KrylovProduct::pdgemm ? b_ : 0, nb_, nb_),
+        p_(a.grid(), n_, s.product == KrylovProduct::pdgemm ? b_ : 0, nb_, nb_),
         product_(a) {}
 
   KrylovResult run() {
-    KrylovResult result{{}, DistMatrix(a_.grid(), n_, k_, nb_, nb_), {}, 0, 0, 0, false, {}};
+    KrylovResult result{{}, DistMatrix(a_.grid(), n_, k_, nb_, nb_), {}, 0, 0, 0, false, {}, false};
     fill_random(0, b_, 0);
-    orthonormalize(0, b_);
-    multiply(0, b_);
-    for (int cycle = 1; cycle <= settings_.max_cycles; ++cycle) {
+    orthonormalize(0, b_, nullptr);
+    int last = 0, top = b_;  // the basis is V[:, 0:top), its newest block V[:, last:top)
+    for (int cycle = 1;
+         cycle <= settings_.max_cycles && !result.converged && !result.at_precision_floor;
+         ++cycle) {
       result.cycles = cycle;
-      project(0, b_);
-      // Extend the basis: V_j = orth(A V_{j-1}), reusing the stored products.
-      // --tol is tested after every block, not only on the full basis: a
-      // loose tolerance stops within a cycle instead of at its end, and the
-      // test costs O(n m b) beside the product's O(n^2 b / P).
-      int filled = b_;
-      bool converged = false;
-      while (filled < m_ && !converged) {
-        const int width = std::min(b_, m_ - filled);
-        for (int j = 0; j < width; ++j)
-          std::copy_n(av_.col(filled - b_ + j), av_.local_rows(), v_.col(filled + j));
-        orthonormalize(filled, width);
-        multiply(filled, width);
-        project(filled, width);
-        filled += width;
-        if (filled < m_) converged = rayleigh_ritz(result, filled, false);
+      // Extend the basis one block at a time. --tol is tested after every
+      // block, not only on the full basis: a loose tolerance stops within a
+      // cycle instead of at its end, and the test costs O(n m b) beside the
+      // product's O(n^2 b / P).
+      while (true) {
+        const int width = top - last;
+        int next = 0;
+        if (width > 0) {  // 0 only after a restart with b = n (Y spans the whole space)
+          multiply(v_, last, width, v_, top);
+          project(last, width, v_.col(top));
+          // The next block: W orthonormalized against the basis, at
+          // V[:, top:). Inside a cycle it extends the basis (cut to the
+          // basis's size m); at the end of one it is the restart's second block.
+          next = top < m_ ? std::min(width, m_ - top) : width;
+          if (next != width || top + next > n_) related_ = false;
+          if (top < m_ || (related_ && top + next <= n_))
+            related_ = orthonormalize(top, next, &coupling_) && related_;
+        }
+        const bool full = top == m_;
+        if (rayleigh_ritz(result, top, last, full)) {
+          result.converged = true;
+          break;
+        }
+        if (full || restarted_ || result.at_precision_floor) break;
+        last = top;
+        top += next;
       }
-      if (converged || rayleigh_ritz(result, m_, true)) {
-        result.converged = true;
-        break;
-      }
+      // Restarted: V[:, 0:b) holds the b best Ritz vectors, and the block
+      // after them V[:, b:restart_top_).
+      last = b_;
+      top = restart_top_;
+      restarted_ = false;
     }
     // The first k Ritz vectors sit in columns 0..k-1 of the basis.
     copy(v_.matrix(), 0, 0, n_, k_, result.vectors, 0, 0);
@@ -120,28 +151,33 @@ class BlockKrylov {
             counter_gaussian(settings_.seed + salt * 0x1000193ULL, rows.to_global(li), c + j);
   }
 
-  // AV[:, c:c+width] = A V[:, c:c+width]: one local dgemm per rank
+  // to[:, t:t+width] = A from[:, c:c+width]: one local dgemm per rank
   // (BlockProduct), or pdgemm through copies to the 2-D grid.
-  void multiply(int c, int width) {
+  void multiply(Basis& from, int c, int width, Basis& to, int t) {
     ++matvecs_;
     if constexpr (std::is_same_v<T, double>) {
       if (settings_.product == KrylovProduct::pdgemm) {
-        copy(v_.matrix(), 0, c, n_, width, x_, 0, 0);
-        scalapack::gemm('N', 'N', 1.0, a_, x_, 0.0, y_);
-        copy(y_, 0, 0, n_, width, av_.matrix(), 0, c);
+        copy(from.matrix(), 0, c, n_, width, x_, 0, 0);
+        scalapack::gemm('N', 'N', 1.0, a_, x_, 0.0, p_);
+        copy(p_, 0, 0, n_, width, to.matrix(), 0, t);
         return;
       }
     }
-    product_.apply(v_.col(c), v_.ld(), width, av_.col(c), av_.ld());
+    product_.apply(from.col(c), from.ld(), width, to.col(t), to.ld());
   }
 
   // Makes V[:, c:c+width] orthonormal and orthogonal to V[:, 0:c]: two passes
   // of block Gram-Schmidt, each followed by a Cholesky QR step. A block that
-  // has (numerically) no new direction is replaced by random vectors.
-  void orthonormalize(int c, int width) {
+  // has (numerically) no new direction is replaced by random vectors. Returns
+  // whether the first attempt succeeded; then, when `coupling` is given, it
+  // receives C (upper triangular, width x width) with
+  // W - V[:, 0:c] V[:, 0:c]^T W = V[:, c:c+width] C for the block W given.
+  bool orthonormalize(int c, int width, std::vector<double>* coupling) {
     const int rows = v_.local_rows(), ld = v_.ld();
     for (int attempt = 0; attempt < 4; ++attempt) {
       bool ok = true;
+      std::vector<double> r(std::size_t(width) * width, 0.0);  // R2 R1 of the two passes
+      for (int j = 0; j < width; ++j) r[std::size_t(j) * width + j] = 1.0;
       for (int pass = 0; pass < 2 && ok; ++pass) {
         if (c > 0) {
           std::vector<double> h(std::size_t(c) * width, 0.0);
@@ -161,23 +197,37 @@ class BlockKrylov {
           for (int j = 0; j < width && ok; ++j)
             ok = g[std::size_t(j) * width + j] > 1e-13 * std::sqrt(trace / width) || pass == 1;
         }
-        if (ok) lapack::solve_right_upper(g, width, v_.col(c), rows, ld);
+        if (!ok) break;
+        lapack::solve_right_upper(g, width, v_.col(c), rows, ld);
+        // r <- G r, both upper triangular (potrf leaves G's lower part as it was).
+        std::vector<double> gr(r.size(), 0.0);
+        for (int j = 0; j < width; ++j)
+          for (int i = 0; i <= j; ++i) {
+            double sum = 0;
+            for (int l = i; l <= j; ++l)
+              sum += g[std::size_t(l) * width + i] * r[std::size_t(j) * width + l];
+            gr[std::size_t(j) * width + i] = sum;
+          }
+        r.swap(gr);
       }
-      if (ok) return;
+      if (ok) {
+        if (coupling && attempt == 0) coupling->swap(r);
+        return attempt == 0;
+      }
       fill_random(c, width, ++restarts_);
     }
     agree(comm_, "krylov: cannot extend the basis (the matrix has too small a rank for " +
                      std::to_string(m_) + " basis vectors)");
+    return false;
   }
 
-  // Columns [c, c + width) of T = V^T A V from the new block (and rows, by
-  // symmetry): V[:, 0:c+width]^T AV[:, c:c+width], the new square averaged
+  // Columns [c, c + width) of T = V^T A V from the product w = A V[:, c:c+width]
+  // (and rows, by symmetry): V[:, 0:c+width]^T w, the new square averaged
   // with its transpose.
-  void project(int c, int width) {
+  void project(int c, int width, const double* w) {
     const int rows = v_.local_rows(), ld = v_.ld(), top = c + width;
     std::vector<double> h(std::size_t(top) * width, 0.0);
-    lapack::gemm('T', 'N', top, width, rows, 1.0, v_.col(0), ld, av_.col(c), ld, 0.0, h.data(),
-                 top);
+    lapack::gemm('T', 'N', top, width, rows, 1.0, v_.col(0), ld, w, ld, 0.0, h.data(), top);
     reduce(comm_, h);
     const auto at = [&](int i, int j) -> double& { return t_[std::size_t(j) * m_ + i]; };
     for (int j = 0; j < width; ++j)
@@ -188,11 +238,28 @@ class BlockKrylov {
       for (int i = 0; i < c; ++i) at(j, i) = at(i, j);
   }
 
-  // Rayleigh-Ritz on the first m columns of the basis. Returns true when the
-  // top k converged; then, or when `restart`, leaves the b best Ritz vectors
-  // in V[:, 0:b] and their products in AV[:, 0:b] (otherwise the basis stays,
-  // to be extended).
-  bool rayleigh_ritz(KrylovResult& result, int m, bool restart) {
+  // Residual norms ||A y_j - theta_j y_j|| of the Ritz vectors in y_, from
+  // their product (into ay_).
+  std::vector<double> multiplied_residuals(const std::vector<double>& theta) {
+    multiply(y_, 0, b_, ay_, 0);
+    std::vector<double> norms(b_, 0.0);
+    for (int j = 0; j < b_; ++j)
+      for (int i = 0; i < y_.local_rows(); ++i) {
+        const double r = ay_.col(j)[i] - theta[j] * y_.col(j)[i];
+        norms[j] += r * r;
+      }
+    reduce(comm_, norms);
+    for (double& x : norms) x = std::sqrt(x);
+    return norms;
+  }
+
+  // Rayleigh-Ritz on the basis V[:, 0:m), whose newest block is V[:, last:m).
+  // Returns true when the top k converged, leaving the Ritz vectors in
+  // V[:, 0:b); otherwise, when `restart` (or when a product of the Ritz
+  // vectors was taken), restarts: V[:, 0:b) <- the b best Ritz vectors,
+  // V[:, b:2b) <- the block after them, T's first b columns <- their values.
+  bool rayleigh_ritz(KrylovResult& result, int m, int last, bool restart) {
+    if (!related_ && !restart) return false;  // the test needs a product: at the cycle's end only
     const int rows = v_.local_rows(), ld = v_.ld();
     std::vector<double> t(std::size_t(m) * m);
     for (int j = 0; j < m; ++j) std::copy_n(&t_[std::size_t(j) * m_], m, &t[std::size_t(j) * m]);
@@ -206,38 +273,80 @@ class BlockKrylov {
       theta_best[j] = theta[m - 1 - j];
       std::copy_n(&t[std::size_t(m - 1 - j) * m], m, &s_best[std::size_t(j) * m]);
     }
-    std::vector<double> y(std::size_t(std::max(rows, 1)) * b_), ay(y.size());
-    lapack::gemm('N', 'N', rows, b_, m, 1.0, v_.col(0), ld, s_best.data(), m, 0.0, y.data(),
-                 std::max(rows, 1));
-    lapack::gemm('N', 'N', rows, b_, m, 1.0, av_.col(0), ld, s_best.data(), m, 0.0, ay.data(),
-                 std::max(rows, 1));
+    const auto ritz_vectors = [&] {
+      lapack::gemm('N', 'N', rows, b_, m, 1.0, v_.col(0), ld, s_best.data(), m, 0.0, y_.col(0),
+                   y_.ld());
+    };
     std::vector<double> norms(b_, 0.0);
-    for (int j = 0; j < b_; ++j)
-      for (int i = 0; i < rows; ++i) {
-        const double r = ay[std::size_t(j) * std::max(rows, 1) + i] -
-                         theta_best[j] * y[std::size_t(j) * std::max(rows, 1) + i];
-        norms[j] += r * r;
+    bool multiplied = false;
+    if (related_) {
+      // ||C s_new||, s_new the rows of s for the newest block.
+      const int w = m - last;
+      for (int j = 0; j < b_; ++j) {
+        double sum = 0;
+        for (int i = 0; i < w; ++i) {
+          double ci = 0;
+          for (int l = i; l < w; ++l)
+            ci += coupling_[std::size_t(l) * w + i] * s_best[std::size_t(j) * m + last + l];
+          sum += ci * ci;
+        }
+        norms[j] = std::sqrt(sum);
       }
-    reduce(comm_, norms);
+    } else {
+      ritz_vectors();
+      norms = multiplied_residuals(theta_best);
+      multiplied = true;
+    }
     result.norm_estimate = std::max(std::abs(theta[m - 1]), std::abs(theta[0]));
-    result.values.assign(theta_best.begin(), theta_best.begin() + k_);
-    result.residuals.resize(k_);
-    result.residual_norms.resize(k_);
-    int converged = 0;
-    double worst = 0;
-    for (int j = 0; j < k_; ++j) {
-      result.residual_norms[j] = std::sqrt(norms[j]);
-      result.residuals[j] = result.residual_norms[j] / std::max(result.norm_estimate, 1e-300);
-      converged += result.residuals[j] <= settings_.tol ? 1 : 0;
-      worst = std::max(worst, result.residuals[j]);
+    const auto converged_pairs = [&] {
+      result.values.assign(theta_best.begin(), theta_best.begin() + k_);
+      result.residuals.resize(k_);
+      result.residual_norms.resize(k_);
+      int converged = 0;
+      double worst = 0;
+      for (int j = 0; j < k_; ++j) {
+        result.residual_norms[j] = norms[j];
+        result.residuals[j] = norms[j] / std::max(result.norm_estimate, 1e-300);
+        converged += result.residuals[j] <= settings_.tol ? 1 : 0;
+        worst = std::max(worst, result.residuals[j]);
+      }
+      return std::make_pair(converged, worst);
+    };
+    auto [converged, worst] = converged_pairs();
+    if (converged == k_ && !multiplied && std::is_same_v<T, float>) {
+      ritz_vectors();
+      norms = multiplied_residuals(theta_best);
+      multiplied = true;
+      std::tie(converged, worst) = converged_pairs();
+      // The relation met tol and the product did not: float's round-off in
+      // the products. Once a further cycle no longer halves the product's
+      // residual, more cycles cannot meet tol.
+      if (converged < k_) {
+        result.at_precision_floor = worst > 0.5 * last_verified_;
+        last_verified_ = worst;
+      }
     }
-    if (!restart && converged < k_) return false;
+    if (!restart && !multiplied && converged < k_) return false;
     if (settings_.progress) settings_.progress(result.cycles, converged, k_, worst);
-    for (int j = 0; j < b_; ++j) {
-      std::copy_n(&y[std::size_t(j) * std::max(rows, 1)], rows, v_.col(j));
-      std::copy_n(&ay[std::size_t(j) * std::max(rows, 1)], rows, av_.col(j));
+    if (!multiplied) ritz_vectors();
+    for (int j = 0; j < b_; ++j) std::copy_n(y_.col(j), rows, v_.col(j));
+    if (converged == k_) return true;
+    if (result.at_precision_floor) return false;
+    // Restart on [Y, next block]: the next block is orth(W) from the newest
+    // block's product, or, after a product of Y, orth(A Y) against Y.
+    if (multiplied) {
+      const int width = std::min(b_, m_ - b_);  // b, unless n < 2b
+      for (int j = 0; j < width; ++j) std::copy_n(ay_.col(j), rows, v_.col(b_ + j));
+      related_ = width > 0 && orthonormalize(b_, width, &coupling_) && width == b_;
+      restart_top_ = b_ + width;
+    } else {  // related: every block has b columns, and m + b <= n
+      for (int j = 0; j < b_; ++j) std::copy_n(v_.col(m + j), rows, v_.col(b_ + j));
+      restart_top_ = 2 * b_;
     }
-    return converged == k_;
+    std::fill(t_.begin(), t_.end(), 0.0);
+    for (int j = 0; j < b_; ++j) t_[std::size_t(j) * m_ + j] = theta_best[j];
+    restarted_ = true;
+    return false;
   }
 
   const BasicDistMatrix<T>& a_;
@@ -247,9 +356,15 @@ class BlockKrylov {
   int nb_, k_;
   KrylovSettings settings_;
   int b_, q_, m_;
-  Basis v_, av_;
+  Basis v_;       ///< the basis V (m columns) and the next block (b more)
+  Basis y_, ay_;  ///< Ritz vectors and, when multiplied, their products
   std::vector<double> t_ = std::vector<double>(std::size_t(m_) * m_);  ///< V^T A V, m x m
-  DistMatrix x_, y_;  // pdgemm's operands on the 2-D grid (0 columns otherwise)
+  std::vector<double> coupling_;  ///< C of the newest block's relation (see above)
+  bool related_ = true;           ///< the relation holds for the basis
+  bool restarted_ = false;
+  int restart_top_ = 0;              ///< columns of the basis after a restart
+  double last_verified_ = INFINITY;  ///< worst residual of the last product that failed tol
+  DistMatrix x_, p_;                 // pdgemm's operands on the 2-D grid (0 columns otherwise)
   BlockProduct product_;
   int matvecs_ = 0;
   std::uint64_t restarts_ = 0;

@@ -199,9 +199,9 @@ MemoryPlan plan_memory(const ProblemShape& s) {
           {"ELPA workspace", 2.5 * local + (2 * (np + nq) * nb + 2 * nb * nb) * kDouble});
       break;
     case Solver::krylov: {
-      // As krylov.cpp sizes them: block width b, depth q, basis m = q b; the
-      // basis and its products live on a P*Q x 1 grid (rows dealt in blocks
-      // of nb, so a large nb puts them all on one rank), with the Ritz
+      // As krylov.cpp sizes them: block width b, depth q, basis m = q b and
+      // the next block (b more columns) on a P*Q x 1 grid (rows dealt in
+      // blocks of nb, so a large nb puts them all on one rank), with the Ritz
       // vectors and their products (n x b each) beside them.
       const std::int64_t width = krylov_block_width(s.k, KrylovSettings{});
       const std::int64_t b = std::min<std::int64_t>(s.n, std::max<std::int64_t>(s.k, width));
@@ -210,7 +210,7 @@ MemoryPlan plan_memory(const ProblemShape& s) {
                                     b > 0 ? s.n / b : 0));
       const double m = static_cast<double>(std::min<std::int64_t>(q * b, s.n));
       const double rows = local_count(s.n, z.nb, std::int64_t{s.nprow} * s.npcol);
-      plan.items.push_back({"krylov basis and products", 2 * rows * (m + double(b)) * kDouble});
+      plan.items.push_back({"krylov basis and Ritz vectors", rows * (m + 3 * double(b)) * kDouble});
       // BlockProduct's n x b blocks, in the matrix's precision: X packed,
       // X at A's local columns (gathered along the process column) and its
       // partial product for A's local rows; in lower blocks all of X, and X

@@ -344,18 +344,9 @@ TEST(Krylov, LooseToleranceStopsAfterFewerBlockProducts) {
   // 10 products, 1e-6 after 7): only the test of tol after every block, not
   // only on the full basis, tells them apart.
   const int n = 600, k = 5;
-  std::vector<double> lambda(n), u = test::random_data(n, 1, 7), w(n);
-  double uu = 0, s = 0;
-  for (double x : u) uu += x * x;
-  for (int i = 0; i < n; ++i) {
-    lambda[i] = std::pow(0.97, i);
-    u[i] /= std::sqrt(uu);
-    w[i] = lambda[i] * u[i];
-    s += u[i] * w[i];
-  }
-  const auto entry = [&](std::int64_t i, std::int64_t j) {
-    return (i == j ? lambda[i] : 0.0) - 2 * u[i] * w[j] - 2 * w[i] * u[j] + 4 * s * u[i] * u[j];
-  };
+  std::vector<double> lambda(n);
+  for (int i = 0; i < n; ++i) lambda[i] = std::pow(0.97, i);
+  const test::ReflectedSpectrum entry(lambda, test::random_data(n, 1, 7));
   BlacsGrid grid(world);
   DistMatrix m(grid, n, n, 16, 16);
   m.fill(entry);
@@ -373,13 +364,7 @@ TEST(Krylov, LooseToleranceStopsAfterFewerBlockProducts) {
       // The residual of the returned pair, from A's entries: at most tol, as
       // the solver's is relative to its estimate of ||A||_2 = 1, which is at
       // most 1; plus the round-off of a length-600 product.
-      double r2 = 0;
-      for (int i = 0; i < n; ++i) {
-        double av = 0;
-        for (int t = 0; t < n; ++t) av += entry(i, t) * v[std::size_t(j) * n + t];
-        r2 += std::pow(av - r.values[j] * v[std::size_t(j) * n + i], 2);
-      }
-      const double res = std::sqrt(r2);
+      const double res = test::serial_residual(entry, &v[std::size_t(j) * n], r.values[j], n);
       EXPECT_LE(res, tol + 1e-13) << "tol " << tol << " pair " << j;
       // The residual the solver reports (and fits use without another
       // product) is this one, from A V S in place of A (V S): equal up to the
@@ -403,4 +388,57 @@ TEST(Krylov, LooseToleranceStopsAfterFewerBlockProducts) {
   // Each is within its quadratic bound of lambda_j (checked above); the loose
   // one dominates: (1e-6)^2 / 0.026 = 4e-11.
   for (int j = 0; j < k; ++j) EXPECT_NEAR(loose.values[j], tight.values[j], 1e-10) << j;
+}
+
+TEST(Krylov, ResidualsMatchTheMatrixOnEveryPath) {
+  // The solver keeps no products A V: its residuals come from the Krylov
+  // relation A V = V T + V_next C E^T, or, where that relation breaks, from a
+  // product of the Ritz vectors. Each path against the residual from A's
+  // entries and the exact spectrum:
+  // - rank 3 at n = 200: the second block has no new direction and is
+  //   replaced by random vectors (the relation breaks);
+  // - n = 30, b = 24: the basis is cut to the whole space, no room for a
+  //   next block;
+  // - n = 24 = b: the first block is the whole space;
+  // - n = 300 with 2 blocks per cycle: many restarts on [Ritz vectors, next block];
+  // each with the local product and with pdgemm.
+  const Comm world = Comm::world();
+  struct Case {
+    int n, k, depth;
+    bool low_rank;
+  };
+  for (const Case& c : {Case{200, 2, 0, true}, Case{30, 3, 0, false}, Case{24, 3, 0, false},
+                        Case{300, 4, 2, false}}) {
+    std::vector<double> lambda(c.n, 0.0);
+    for (int i = 0; i < c.n; ++i)
+      lambda[i] = c.low_rank ? (i >= c.n - 3 ? 1.0 + (i - (c.n - 3)) : 0.0)
+                             : std::pow(0.9, c.n - 1 - i) * (i % 2 ? 1.0 : -1.0);
+    std::vector<double> top = lambda;
+    std::sort(top.rbegin(), top.rend());
+    const auto a = with_spectrum(lambda, 5);
+    for (KrylovProduct product : {KrylovProduct::local, KrylovProduct::pdgemm}) {
+      BlacsGrid grid(world);
+      DistMatrix m(grid, c.n, c.n, 8, 8);
+      m.scatter_from_root(a.a);
+      KrylovSettings settings;
+      settings.depth = c.depth;
+      settings.product = product;
+      const KrylovResult r = krylov_top_eigenpairs(m, c.k, settings);
+      const std::string what =
+          "n " + std::to_string(c.n) + " product " + std::to_string(static_cast<int>(product));
+      ASSERT_TRUE(r.converged) << what;
+      if (c.depth > 0) {
+        EXPECT_GT(r.cycles, 2) << what;
+      }
+      const auto v = r.vectors.gather_to_root();
+      if (!world.is_root()) continue;
+      for (int j = 0; j < c.k; ++j) {
+        const double res = test::serial_residual(a, &v[std::size_t(j) * c.n], r.values[j], c.n);
+        // ||A|| is at most 3 here: round-off of n-term sums, far below tol.
+        EXPECT_NEAR(r.residual_norms[j], res, 1e-13) << what << " pair " << j;
+        EXPECT_LE(res, settings.tol * r.norm_estimate + 1e-13) << what << " pair " << j;
+        EXPECT_NEAR(r.values[j], top[j], 1e-12) << what << " pair " << j;
+      }
+    }
+  }
 }

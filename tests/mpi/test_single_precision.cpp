@@ -15,9 +15,12 @@
 #include "kembed/kernel/assemble.hpp"
 #include "kembed/linalg/block_product.hpp"
 #include "kembed/linalg/dist_matrix.hpp"
+#include "kembed/spectral/eigensolver.hpp"
 #include "kembed/spectral/kpca.hpp"
+#include "kembed/spectral/krylov.hpp"
 #include "kembed/spectral/mds.hpp"
 #include "kembed/spectral/memory_plan.hpp"
+#include "kembed/spectral/residuals.hpp"
 #include "kembed/spectral/spectral_step.hpp"
 #include "serial_reference.hpp"
 #include "test_support.hpp"
@@ -281,7 +284,7 @@ TEST(SinglePrecision, DenseSolversRefuseAndThePlanHalvesTheMatrix) {
   small.single_precision = true;
   bool krylov_planned = false;
   for (const auto& item : spectral::plan_memory(small).items)
-    krylov_planned |= item.first == "krylov basis and products";
+    krylov_planned |= item.first == "krylov basis and Ritz vectors";
   EXPECT_TRUE(krylov_planned);
 
   // A double run that does not fit is told when single precision would.
@@ -292,4 +295,60 @@ TEST(SinglePrecision, DenseSolversRefuseAndThePlanHalvesTheMatrix) {
   big.single_precision_available = false;
   EXPECT_EQ(spectral::memory_shortfall(big, 2, 0.5 * (once + twice)).find("--precision single"),
             std::string::npos);
+}
+
+TEST(SinglePrecision, KrylovResidualsComeFromAProductAndStopAtTheFloatFloor) {
+  // With float storage the products are not exactly linear in the basis, so
+  // the Krylov relation can report residuals below what the stored matrix
+  // gives. A convergence the relation reports is confirmed by one product of
+  // the Ritz vectors, whose residuals are reported; a tol below float's
+  // round-off stops within a few cycles, saying so, not after max_cycles.
+  // A = H diag(lambda) H, H = I - 2 u u^T: exact spectrum lambda_i = 0.9^i.
+  const Comm world = Comm::world();
+  const int n = 400, k = 4;
+  std::vector<double> lambda(n);
+  for (int i = 0; i < n; ++i) lambda[i] = std::pow(0.9, i);
+  const test::ReflectedSpectrum exact(lambda, uniform(n, 11));
+  const auto entry = [&](std::int64_t i, std::int64_t j) { return rounded(exact(i, j)); };
+  for (auto [p, q] : grid_shapes(world.size())) {
+    BlacsGrid grid(world, p, q);
+    SingleMatrix a(grid, n, n, 16, 16);
+    a.fill([&](std::int64_t i, std::int64_t j) { return static_cast<float>(entry(i, j)); });
+    a.set_storage(Storage::lower_blocks);
+    const std::string where = std::to_string(p) + "x" + std::to_string(q);
+    // A reachable tol: converged, and the residuals reported are those of
+    // the returned pairs through the stored matrix's product (the same
+    // product spectral::residual_norms takes); exact arithmetic on the float
+    // entries gives at most tol too.
+    spectral::KrylovSettings settings;
+    settings.tol = spectral::kSingleDefaultTol;
+    const spectral::KrylovResult r = spectral::krylov_top_eigenpairs(a, k, settings);
+    ASSERT_TRUE(r.converged) << where;
+    const auto product = spectral::residual_norms(a, r.vectors, r.values);
+    const auto v = r.vectors.gather_to_root();
+    for (int j = 0; j < k; ++j) {
+      EXPECT_NEAR(r.residual_norms[j], product[j], 1e-3 * product[j]) << where << " pair " << j;
+      EXPECT_LE(r.residuals[j], settings.tol) << where << " pair " << j;
+      if (!world.is_root()) continue;
+      EXPECT_LE(test::serial_residual(entry, &v[std::size_t(j) * n], r.values[j], n),
+                settings.tol * r.norm_estimate)
+          << where << " pair " << j;
+    }
+    // A tol below float's reach (1e-12 of ||A|| = 1): stopped within a few
+    // cycles, at the floor, with the products' residual (about u ||A||), and
+    // an error that says why.
+    settings.tol = 1e-12;
+    const spectral::KrylovResult low = spectral::krylov_top_eigenpairs(a, k, settings);
+    EXPECT_FALSE(low.converged) << where;
+    EXPECT_TRUE(low.at_precision_floor) << where;
+    EXPECT_LE(low.cycles, 4) << where;
+    EXPECT_GT(*std::max_element(low.residuals.begin(), low.residuals.end()), kUnit) << where;
+    std::string message;
+    try {
+      spectral::top_eigenpairs(a, k, spectral::Solver::krylov, settings);
+    } catch (const Error& e) {
+      message = e.what();
+    }
+    EXPECT_NE(message.find("float's round-off in the products"), std::string::npos) << message;
+  }
 }

@@ -48,9 +48,15 @@ struct KrylovResult {
   int cycles = 0;
   int matvecs = 0;                ///< block products A X (each n x b)
   bool converged = false;
-  /// ||A v - theta v||_2 per pair, from the last Rayleigh-Ritz step's own
-  /// products (A V is at hand there): no further product is needed.
+  /// ||A v - theta v||_2 per pair, with no further product: from the Krylov
+  /// relation A V = V T + V_next C E^T of the last Rayleigh-Ritz step (equal
+  /// to the explicit residual up to double's round-off). With single-precision
+  /// storage, once the relation meets tol, from one product of the Ritz
+  /// vectors, which includes float's round-off in the product.
   std::vector<double> residual_norms;
+  /// Single precision only: the relation met tol and the products did not,
+  /// and a further cycle did not halve their residual (float's round-off).
+  bool at_precision_floor = false;
 };
 
 /// Block width b for k wanted pairs: the setting, or max(k + max(4, k/4), 24).
@@ -65,7 +71,8 @@ int krylov_depth(int b, const KrylovSettings& settings, std::int64_t n);
 /// restart on the b best Ritz vectors. Work per cycle: q - 1 products of `a`
 /// with an n x b block (settings.product) and O(n (qb)^2) for orthogonalization
 /// (block Gram-Schmidt twice, CholeskyQR2) on a row-distributed basis.
-/// Memory: two n x qb row-distributed blocks, never an n x n eigenvector matrix.
+/// Memory: a row-distributed n x (q+1)b basis (no products A V are kept) and
+/// two n x b blocks for the Ritz vectors, never an n x n eigenvector matrix.
 /// @pre 1 <= k, a square with square blocks
 KrylovResult krylov_top_eigenpairs(const DistMatrix& a, int k, const KrylovSettings& settings);
 /// The same with `a` stored in single precision: the products are sgemm on
