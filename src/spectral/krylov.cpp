@@ -66,10 +66,10 @@ void reduce(const Comm& comm, std::vector<double>& values) { comm.sum_in_place(v
 // A V to keep or to combine. The restart keeps the b best Ritz vectors Y and
 // the next block: A Y = Y Theta + V_next C S_new is again such a relation.
 //
-// When the relation does not hold (the next block had no new direction and
-// was replaced by random vectors, or there is no room for it in n dimensions),
-// Rayleigh-Ritz multiplies the Ritz vectors instead (one product) and the
-// cycle restarts from A Y. With single-precision storage the products are not
+// When the relation does not hold (the next block had fewer independent
+// directions than columns and random ones fill the rest, or there is no room
+// for it in n dimensions), Rayleigh-Ritz multiplies the Ritz vectors instead
+// (one product) and the cycle restarts from A Y. With single-precision storage the products are not
 // exactly linear in the basis (X is rounded to float), so a convergence the
 // relation reports is confirmed by that product before it is accepted.
 template <class T>
@@ -191,13 +191,20 @@ class BlockKrylov {
         reduce(comm_, g);
         double trace = 0;
         for (int j = 0; j < width; ++j) trace += g[std::size_t(j) * width + j];
+        const std::vector<double> gram = g;
         ok = trace > 0 && lapack::potrf_upper(g, width);
         if (ok) {
           // A direction that is pure round-off after projection is not new.
           for (int j = 0; j < width && ok; ++j)
             ok = g[std::size_t(j) * width + j] > 1e-13 * std::sqrt(trace / width) || pass == 1;
         }
-        if (!ok) break;
+        if (!ok) {
+          // Keep the block's independent directions and fill the rest with
+          // random ones: a block of rank r < width (a matrix of small rank)
+          // keeps what it adds to the basis.
+          if (attempt == 0 && pass == 0 && keep_independent(c, width, gram)) return false;
+          break;
+        }
         lapack::solve_right_upper(g, width, v_.col(c), rows, ld);
         // r <- G r, both upper triangular (potrf leaves G's lower part as it was).
         std::vector<double> gr(r.size(), 0.0);
@@ -219,6 +226,37 @@ class BlockKrylov {
     agree(comm_, "krylov: cannot extend the basis (the matrix has too small a rank for " +
                      std::to_string(m_) + " basis vectors)");
     return false;
+  }
+
+  // V[:, c:c+width] holds W, orthogonal to V[:, 0:c] and of Gram matrix
+  // `gram`, but of numerical rank g < width. Replaces it by an orthonormal
+  // basis of its g directions with singular values above 1e-8 of the largest
+  // (W U_g S_g^-1 from gram = U S^2 U^T, then orthonormalized again) and
+  // width - g random directions orthogonal to all before. Returns false
+  // (leaving W) when no direction stands out.
+  bool keep_independent(int c, int width, const std::vector<double>& gram) {
+    std::vector<double> u = gram;
+    std::vector<double> s2 = lapack::syevd(u, width);  // ascending
+    comm_.broadcast(s2.data(), s2.size());
+    comm_.broadcast(u.data(), u.size());
+    const double largest = s2.back();
+    int g = 0;
+    while (g < width && s2[width - 1 - g] > 1e-16 * largest) ++g;
+    if (!(largest > 0) || g == 0 || g == width) return false;
+    const int rows = v_.local_rows(), ld = v_.ld();
+    std::vector<double> scale(std::size_t(width) * g), w(std::size_t(std::max(rows, 1)) * width);
+    for (int j = 0; j < g; ++j)
+      for (int i = 0; i < width; ++i)
+        scale[std::size_t(j) * width + i] =
+            u[std::size_t(width - 1 - j) * width + i] / std::sqrt(s2[width - 1 - j]);
+    for (int j = 0; j < width; ++j)
+      std::copy_n(v_.col(c + j), rows, &w[std::size_t(j) * std::max(rows, 1)]);
+    lapack::gemm('N', 'N', rows, g, width, 1.0, w.data(), std::max(rows, 1), scale.data(), width,
+                 0.0, v_.col(c), ld);
+    orthonormalize(c, g, nullptr);
+    fill_random(c + g, width - g, ++restarts_);
+    orthonormalize(c + g, width - g, nullptr);
+    return true;
   }
 
   // Columns [c, c + width) of T = V^T A V from the product w = A V[:, c:c+width]

@@ -430,6 +430,14 @@ TEST(Krylov, ResidualsMatchTheMatrixOnEveryPath) {
       if (c.depth > 0) {
         EXPECT_GT(r.cycles, 2) << what;
       }
+      // The blocks after the first have rank 3 here: they keep those three
+      // directions (random ones fill the rest), so the first cycle's basis
+      // holds the range and its Rayleigh-Ritz is exact. Replacing such a
+      // block whole by random vectors lost them: 5-6 cycles here, and no
+      // convergence in 300 for the same shape at n = 8000.
+      if (c.low_rank) {
+        EXPECT_EQ(r.cycles, 1) << what;
+      }
       const auto v = r.vectors.gather_to_root();
       if (!world.is_root()) continue;
       for (int j = 0; j < c.k; ++j) {
