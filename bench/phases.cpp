@@ -318,8 +318,8 @@ Row measure(const Comm& world, const BenchOptions& o, std::int64_t n, std::int64
     *a = std::max(0.0, *a - row.assemble_s);
 
   // The kernel in lower-block storage: assembly computes and touches half.
-  DistMatrix kl = DistMatrix::uninitialized(grid, n, n, o.block_size, o.block_size);
-  kl.set_storage(Storage::lower_blocks);
+  DistMatrix kl =
+      DistMatrix::uninitialized(grid, n, n, o.block_size, o.block_size, Storage::lower_blocks);
   row.assemble_lower_first_s = time_on_slowest_rank(world, [&] {
     assemble_kernel(kernel, row_panel, col_panel, dd, kl, &sums);
   });

@@ -180,14 +180,13 @@ LocalSums local_sums(const DistMatrix& k) {
   if (k.storage() == Storage::lower_blocks) {
     for (int lj = 0; lj < k.local_cols(); ++lj) {
       StoredColumnSum sum(k.stored_from(lj), k.below_diagonal_from(lj));
-      sum.add(k.data() + std::size_t(lj) * k.ld(), 0, k.local_rows(), sums.rows.data());
+      sum.add(k.column(lj), 0, k.local_rows(), sums.rows.data());
       sums.cols[lj] = sum.total();
     }
     return sums;
   }
   for (int lj = 0; lj < k.local_cols(); ++lj)
-    sums.cols[lj] =
-        add_column(k.data() + std::size_t(lj) * k.ld(), k.local_rows(), sums.rows.data());
+    sums.cols[lj] = add_column(k.column(lj), k.local_rows(), sums.rows.data());
   return sums;
 }
 
@@ -256,7 +255,7 @@ bool fill_kernel(const Kernel& kernel, const std::vector<double>& row_panel,
       local_gram_tiled(row_panel, col_panel, d, k, [&](const LocalTile& tile) {
         if (lower) {
           for (int lj = tile.col; lj < tile.col + tile.cols; ++lj) {
-            double* column = k.data() + std::size_t(lj) * k.ld();
+            double* column = k.column(lj);
             exp_neg_squared_distances(column + tile.row, xn.data() + tile.row, yn[lj], gamma,
                                       std::size_t(tile.rows));
             if (sums)
@@ -267,7 +266,7 @@ bool fill_kernel(const Kernel& kernel, const std::vector<double>& row_panel,
         if (tile.row == 0) slab_sums.assign(tile.cols, ColumnSum{});
         for (int c = 0; c < tile.cols; ++c) {
           const int lj = tile.col + c;
-          double* column = k.data() + std::size_t(lj) * k.ld();
+          double* column = k.column(lj);
           exp_neg_squared_distances(column + tile.row, xn.data() + tile.row, yn[lj], gamma,
                                     std::size_t(tile.rows));
           if (!sums) continue;

@@ -18,8 +18,8 @@ namespace {
 double store_rounded(const DistMatrix& slab, SingleMatrix& k, int first_local) {
   double largest = 0;
   for (int lj = 0; lj < slab.local_cols(); ++lj) {
-    const double* from = slab.data() + std::size_t(lj) * slab.ld();
-    float* to = k.data() + std::size_t(first_local + lj) * k.ld();
+    const double* from = slab.column(lj);
+    float* to = k.column(first_local + lj);
     for (int li = slab.stored_from(lj); li < slab.local_rows(); ++li) {
       const double v = from[li], magnitude = std::abs(v);
       largest = std::max(largest, magnitude);

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "kembed/core/error.hpp"
 #include "kembed/linalg/lapack.hpp"
 
 namespace kembed::kernel {
@@ -32,6 +33,7 @@ std::vector<double> row_max_magnitudes(const std::vector<double>& panel, int row
 void local_gram(const std::vector<double>& row_panel, const std::vector<double>& col_panel, int d,
                 DistMatrix& out) {
   const int m = out.local_rows(), n = out.local_cols(), ld = out.ld();
+  if (out.storage() != Storage::full) throw Error("local_gram: the whole block (full storage)");
   if (m == 0 || n == 0) return;
   lapack::gemm('T', 'N', m, n, d, 1.0, row_panel.data(), d, col_panel.data(), d, 0.0, out.data(),
                ld);
@@ -41,8 +43,8 @@ void gram_tile(const std::vector<double>& row_panel, const std::vector<double>& 
                DistMatrix& out, const LocalTile& tile) {
   if (tile.rows == 0 || tile.cols == 0) return;
   lapack::gemm('T', 'N', tile.rows, tile.cols, d, 1.0, &row_panel[std::size_t(tile.row) * d], d,
-               &col_panel[std::size_t(tile.col) * d], d, 0.0,
-               out.data() + std::size_t(tile.col) * out.ld() + tile.row, out.ld());
+               &col_panel[std::size_t(tile.col) * d], d, 0.0, out.column(tile.col) + tile.row,
+               out.column_ld(tile.col));
 }
 
 namespace {
@@ -120,6 +122,8 @@ L1TilesColumn l1_tiles_column_for(SimdLevel level) {
 void local_l1_distances(const std::vector<double>& row_panel, const std::vector<double>& col_panel,
                         int d, DistMatrix& out) {
   const int m = out.local_rows(), n = out.local_cols();
+  if (out.storage() != Storage::full)
+    throw Error("local_l1_distances: the whole block (full storage)");
   // Rows go in blocks whose tiles (block x d doubles) stay in cache while
   // every column passes over them.
   const int block = std::clamp((32768 / std::max(d, 1)) / kL1Lanes * kL1Lanes, kL1Lanes, 512);
@@ -133,8 +137,7 @@ void local_l1_distances(const std::vector<double>& row_panel, const std::vector<
         tiles[(std::size_t(i / kL1Lanes) * d + t) * kL1Lanes + i % kL1Lanes] =
             row_panel[std::size_t(i0 + i) * d + t];
     for (int lj = 0; lj < n; ++lj)
-      l1_column(tiles.data(), rows, &col_panel[std::size_t(lj) * d], d,
-                out.data() + std::size_t(lj) * out.ld() + i0);
+      l1_column(tiles.data(), rows, &col_panel[std::size_t(lj) * d], d, out.column(lj) + i0);
   }
 }
 

@@ -67,8 +67,8 @@ BlockProduct::BlockProduct(const BasicDistMatrix<T>& a, const double* ad, const 
     return;
   }
   for (int c = 0; c < local_cols_; c += nb)
-    stored_.push_back(
-        {c, std::min(nb, local_cols_ - c), a.stored_from(c), a.below_diagonal_from(c)});
+    stored_.push_back({c, std::min(nb, local_cols_ - c), a.stored_from(c), a.below_diagonal_from(c),
+                       std::size_t(a.column(c) - a.data()), a.column_ld(c)});
   lower_ = true;
   for (int lj = 0; lj < local_cols_; ++lj) {
     const std::int64_t g = cols.to_global(lj);
@@ -185,18 +185,18 @@ void BlockProduct::local_products(const T* a, int width, Buffers<T>& buf) {
   buf.y_rows.assign(std::size_t(std::max(lr, 1)) * width, T(0));
   buf.y_cols.assign(std::size_t(std::max(lc, 1)) * width, T(0));
   for (const StoredBlock& b : stored_) {
-    const T* column = a + std::size_t(b.col) * lda_;
+    const T* column = a + b.start;
     for (int r = b.from; r < lr; r += kChunkRows) {
       const int end = std::min(lr, r + kChunkRows);
       // Rows J: A_IJ^T X_I over the blocks strictly below the diagonal,
       // with X_I and the result held by rows.
       const int start = std::max(r, b.below);
       if (start < end)
-        narrow_product_transposed_add(end - start, width, b.cols, column + start, lda_,
+        narrow_product_transposed_add(end - start, width, b.cols, column + start, b.ld,
                                       buf.x_rows.data() + std::size_t(start) * width, width,
                                       buf.y_cols.data() + std::size_t(b.col) * width, width);
       // Rows I of the column block: A_IJ X_J.
-      narrow_product_add(end - r, width, b.cols, column + r, lda_, buf.x_cols.data() + b.col, lc,
+      narrow_product_add(end - r, width, b.cols, column + r, b.ld, buf.x_cols.data() + b.col, lc,
                          buf.y_rows.data() + r, lr);
     }
   }

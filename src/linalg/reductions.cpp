@@ -78,7 +78,7 @@ template <class T>
 std::vector<ColumnSquares> column_passes(const BasicDistMatrix<T>& a) {
   std::vector<ColumnSquares> passes(a.local_cols());
   for (int lj = 0; lj < a.local_cols(); ++lj) {
-    const T* column = a.data() + std::size_t(lj) * a.ld();
+    const T* column = a.column(lj);
     const int from = a.stored_from(lj), below = a.below_diagonal_from(lj);
     if (a.storage() == Storage::full) {
       passes[lj] = column_pass(column, a.local_rows());
@@ -114,7 +114,7 @@ std::vector<double> column_norms_of(const BasicDistMatrix<T>& a,
   for (int lj = 0; lj < a.local_cols(); ++lj) {
     const std::int64_t j = a.col_dist().to_global(lj);
     if (scale[j] == 0 || (scale[j] >= kSafeLow && scale[j] <= kSafeHigh)) continue;
-    const T* column = a.data() + std::size_t(lj) * a.ld();
+    const T* column = a.column(lj);
     const int from = a.stored_from(lj), below = a.below_diagonal_from(lj);
     sums[j] = scaled_sum_squares(column + from, below - from, 1 / scale[j]) +
               stored_weight(a) * scaled_sum_squares(column + below, a.local_rows() - below,
@@ -161,7 +161,7 @@ std::string data_fingerprint(const DistMatrix& a) {
   const std::vector<IndexRange> rows = a.row_dist().owned_ranges();
   for (int lj = 0; lj < a.local_cols() && a.local_rows() > 0; ++lj) {
     const auto j = static_cast<std::uint64_t>(a.col_dist().to_global(lj));
-    const double* column = a.data() + std::size_t(lj) * std::size_t(a.ld());
+    const double* column = a.column(lj);
     for (const IndexRange& block : rows) {
       const auto length = static_cast<std::uint64_t>(block.end - block.begin);
       sum += fingerprint_strided(column, length,

@@ -32,7 +32,7 @@ template <int C>
 void sum_columns(const DistMatrix& k, int lj, std::vector<double>& row_sums, double* column_sums) {
   const int m = k.local_rows();
   const double* column[C];
-  for (int q = 0; q < C; ++q) column[q] = k.data() + std::size_t(lj + q) * k.ld();
+  for (int q = 0; q < C; ++q) column[q] = k.column(lj + q);
   double partial[C][kPartials] = {};
   int li = 0;
   for (; li + kPartials <= m; li += kPartials)
@@ -66,7 +66,7 @@ void shift_columns(BasicDistMatrix<T>& k, int lj, const double* shift,
                    const std::vector<double>& row_means, ColumnSquares* squares) {
   constexpr int kChains = kSquareChains;
   T* column[C];
-  for (int q = 0; q < C; ++q) column[q] = k.data() + std::size_t(lj + q) * k.ld();
+  for (int q = 0; q < C; ++q) column[q] = k.column(lj + q);
   double sum[C][kChains] = {}, top[C][kChains] = {};
   const auto update = [&](int li, int chain, double weight) {
     const double row = row_means[li];

@@ -60,6 +60,8 @@ Eigenpairs top_eigenpairs(DistMatrix& a, int k, Solver solver, const KrylovSetti
   }
   if (solver == Solver::elpa && a.storage() != Storage::full)
     throw Error("elpa needs the whole matrix; lower-block storage is for krylov, evd and evr");
+  // evd and evr read the lower triangle in ScaLAPACK's layout.
+  a.unpack();
   if (solver == Solver::elpa && elpa::available()) {
     // ELPA 2022.11 fails or hangs when a process row or column owns no block.
     const std::int64_t blocks = (n + nb - 1) / nb;
@@ -123,6 +125,7 @@ Eigenpairs top_eigenpairs(SingleMatrix& a, int k, Solver solver, const KrylovSet
 }
 
 Eigenpairs top_eigenpairs(DistMatrix& a, const SpectrumRule& choose_k) {
+  a.unpack();  // pdsyevd reads the lower triangle in ScaLAPACK's layout
   const std::int64_t n = a.rows();
   const int nb = a.row_dist().block_size();
   DistMatrix z(a.grid(), n, n, nb, nb);

@@ -81,8 +81,9 @@ SpectralStep solve_single(io::MatrixFile& file, const BlacsGrid& grid, const Kpc
                            "precomputed kernel is read in double (use --precision double)"
                          : "");
   const int nb = settings.block_size;
-  SingleMatrix kmat = SingleMatrix::uninitialized(grid, result.n, result.n, nb, nb);
-  if (result.lower_storage) kmat.set_storage(Storage::lower_blocks);
+  SingleMatrix kmat =
+      SingleMatrix::uninitialized(grid, result.n, result.n, nb, nb,
+                                  result.lower_storage ? Storage::lower_blocks : Storage::full);
   kernel::LocalSums sums;
   {  // The data panels are freed before the solve, as in double.
     timer.start("distribute");
@@ -128,8 +129,8 @@ KpcaResult fit_kpca(io::MatrixFile& file, const BlacsGrid& grid, const KpcaSetti
 
   const auto solve_double = [&] {
     // Assembly writes every stored entry.
-    DistMatrix kmat = DistMatrix::uninitialized(grid, n, n, nb, nb);
-    if (result.lower_storage) kmat.set_storage(Storage::lower_blocks);
+    DistMatrix kmat = DistMatrix::uninitialized(
+        grid, n, n, nb, nb, result.lower_storage ? Storage::lower_blocks : Storage::full);
     kernel::LocalSums sums;
     build_kernel(file, result.kernel, kmat, &timer, true, &sums);
     timer.start("center");

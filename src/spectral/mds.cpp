@@ -50,7 +50,7 @@ void build_distances(io::MatrixFile& file, const MdsSettings& s, DistMatrix& dma
 // a <- scale * (a o a), elementwise (the stored entries).
 void square_entries(DistMatrix& a, double scale) {
   for (int lj = 0; lj < a.local_cols(); ++lj) {
-    double* column = a.data() + std::size_t(lj) * a.ld();
+    double* column = a.column(lj);
     for (int li = a.stored_from(lj); li < a.local_rows(); ++li)
       column[li] = scale * column[li] * column[li];
   }
@@ -130,8 +130,9 @@ void fit_single(io::MatrixFile& file, const BlacsGrid& grid, const MdsSettings& 
                 PhaseTimer& timer, MdsResult& result) {
   const kernel::Metric metric = *settings.metric;
   const int d = static_cast<int>(file.cols()), nb = settings.block_size;
-  SingleMatrix b = SingleMatrix::uninitialized(grid, result.n, result.n, nb, nb);
-  if (result.lower_storage) b.set_storage(Storage::lower_blocks);
+  SingleMatrix b =
+      SingleMatrix::uninitialized(grid, result.n, result.n, nb, nb,
+                                  result.lower_storage ? Storage::lower_blocks : Storage::full);
   kernel::LocalSums sums;
   {  // The points are freed before the solve, as in double.
     timer.start("distribute");
@@ -188,8 +189,9 @@ MdsResult fit_mds(io::MatrixFile& file, const BlacsGrid& grid, const MdsSettings
     return result;
   }
 
-  DistMatrix b = DistMatrix::uninitialized(grid, n, n, nb, nb);  // assembly writes every stored entry
-  if (result.lower_storage) b.set_storage(Storage::lower_blocks);
+  // Assembly writes every stored entry.
+  DistMatrix b = DistMatrix::uninitialized(
+      grid, n, n, nb, nb, result.lower_storage ? Storage::lower_blocks : Storage::full);
   build_distances(file, settings, b, &timer, &result);
   embed_distances(b, {k, settings.solver, settings.krylov}, timer, result,
                   [&](DistMatrix& a) { build_distances(file, settings, a, nullptr, nullptr); });

@@ -57,6 +57,7 @@ SpectralStep run_step(BasicDistMatrix<T>& a, const SpectralRequest& request, Pha
       request.known_frobenius_norm ? *request.known_frobenius_norm : frobenius_norm(a);
   std::optional<BasicDistMatrix<T>> kept;
   if (request.keep_copy) {
+    if (a.storage() != Storage::full) throw Error("spectral step: a kept copy needs full storage");
     kept.emplace(BasicDistMatrix<T>::uninitialized(
         a.grid(), a.rows(), a.cols(), a.row_dist().block_size(), a.col_dist().block_size()));
     // The same layout: the local blocks are copied as they are.

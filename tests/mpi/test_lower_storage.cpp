@@ -1,9 +1,12 @@
-// Lower-block storage (Storage::lower_blocks) of a symmetric matrix: the
-// blocks above the diagonal are filled with NaN first, so any read of them
-// shows in the results and any write of them is seen. On every grid shape
-// the rank count allows and block sizes that leave ranks without blocks:
-// assembly, centering, norms, the block product and the krylov solver against
-// the full storage and serial references.
+// Lower-block storage (Storage::lower_blocks) of a symmetric matrix, in both
+// layouts: packed, as kembed assembles it (only the stored entries exist, so
+// a stray write lands on another column's entries and a stray read returns
+// one of them), and in ScaLAPACK's layout after unpack(), with the blocks
+// above the diagonal filled with NaN, so any read of them shows in the
+// results and any write of them is seen. On every grid shape the rank count
+// allows and block sizes that leave ranks without blocks: assembly,
+// centering, norms, the block product and the krylov solver against the full
+// storage and serial references.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -37,16 +40,24 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 bool in_lower_blocks(std::int64_t i, std::int64_t j, int nb) { return i / nb >= j / nb; }
 
 // A matrix in lower-block storage holding `value(i, j)` in its stored
-// blocks and NaN above them.
+// blocks: packed, or unpacked with NaN above them.
 template <class T, class F>
-BasicDistMatrix<T> lower_with_nan_above(const BlacsGrid& grid, int n, int nb, F&& value) {
+BasicDistMatrix<T> lower_matrix(const BlacsGrid& grid, int n, int nb, bool packed, F&& value) {
   BasicDistMatrix<T> a(grid, n, n, nb, nb);
   a.fill([&](std::int64_t i, std::int64_t j) {
     return in_lower_blocks(i, j, nb) ? static_cast<T>(value(i, j)) : static_cast<T>(kNaN);
   });
   a.set_storage(Storage::lower_blocks);
+  if (packed) return a;
+  a.unpack();
+  for (int lj = 0; lj < a.local_cols(); ++lj)
+    for (int li = 0; li < a.stored_from(lj); ++li) a.column(lj)[li] = static_cast<T>(kNaN);
   return a;
 }
+
+constexpr bool kLayouts[] = {true, false};  // packed, unpacked with NaN above
+
+std::string layout_name(bool packed) { return packed ? " packed" : " unpacked"; }
 
 // Stored entries: exactly the local rows from stored_from(lj) on, which are
 // the entries of blocks on and below the diagonal.
@@ -63,7 +74,7 @@ bool stored_rows_are_the_lower_blocks(const BasicDistMatrix<T>& a) {
 }
 
 // Largest |a - b| over the stored entries, and whether the entries above
-// them are still NaN in a.
+// them are still NaN in a (unpacked).
 struct Comparison {
   double largest = 0;
   bool above_untouched = true;
@@ -71,9 +82,9 @@ struct Comparison {
 Comparison compare_stored(const DistMatrix& a, const DistMatrix& full) {
   Comparison c;
   for (int lj = 0; lj < a.local_cols(); ++lj)
-    for (int li = 0; li < a.local_rows(); ++li) {
+    for (int li = a.packed() ? a.stored_from(lj) : 0; li < a.local_rows(); ++li) {
       if (li < a.stored_from(lj)) {
-        c.above_untouched &= std::isnan(a.local(li, lj));
+        c.above_untouched &= std::isnan(a.column(lj)[li]);
         continue;
       }
       const double d = std::abs(a.local(li, lj) - full.local(li, lj));
@@ -111,6 +122,61 @@ TEST(LowerStorage, StoredRowsAreTheBlocksOnAndBelowTheDiagonal) {
   EXPECT_THROW(uneven.set_storage(Storage::lower_blocks), Error);
 }
 
+TEST(LowerStorage, PackedColumnsHoldTheStoredRowsBackToBack) {
+  // The packed layout: each column's stored rows right after the column
+  // before's, nothing between them; packing, unpacking, gathering and a
+  // fresh uninitialized matrix agree on it and keep every stored value.
+  const Comm world = Comm::world();
+  for (auto [p, q] : grid_shapes(world.size())) {
+    BlacsGrid grid(world, p, q);
+    for (int n : {1, 37, 200})
+      for (int nb : {1, 3, 64}) {
+        const auto value = [n](std::int64_t i, std::int64_t j) { return double(i * n + j + 1); };
+        DistMatrix a(grid, n, n, nb, nb);
+        a.fill(value);
+        a.set_storage(Storage::lower_blocks);
+        const DistMatrix fresh =
+            DistMatrix::uninitialized(grid, n, n, nb, nb, Storage::lower_blocks);
+        const auto back_to_back = [](const DistMatrix& m) {
+          bool ok = m.packed();
+          const double* next = m.data() + (m.local_cols() > 0 ? m.stored_from(0) : 0);
+          for (int lj = 0; lj < m.local_cols(); ++lj) {
+            ok &= m.column(lj) + m.stored_from(lj) == next;
+            next = m.column(lj) + m.local_rows();
+            // The next column of the same block is column_ld apart (a BLAS
+            // leading dimension, at least 1 where no row is stored).
+            const int rows = m.local_rows() - m.stored_from(lj);
+            if (lj + 1 < m.local_cols() &&
+                m.col_dist().to_global(lj + 1) % m.col_dist().block_size())
+              ok &=
+                  m.column(lj + 1) - m.column(lj) == rows && (rows == 0 || m.column_ld(lj) == rows);
+          }
+          return ok;
+        };
+        bool ok = back_to_back(a) && back_to_back(fresh);
+        for (int lj = 0; lj < a.local_cols(); ++lj) {
+          ok &= fresh.column(lj) - fresh.data() == a.column(lj) - a.data();
+          for (int li = a.stored_from(lj); li < a.local_rows(); ++li)
+            ok &= a.local(li, lj) == value(a.row_dist().to_global(li), a.col_dist().to_global(lj));
+        }
+        const auto gathered = a.gather_to_root();
+        for (std::int64_t j = 0; j < n && world.is_root(); ++j)
+          for (std::int64_t i = 0; i < n; ++i)
+            ok &= gathered[std::size_t(j * n + i)] == (in_lower_blocks(i, j, nb) ? value(i, j) : 0);
+        EXPECT_THROW(a.desc(), Error);
+        a.unpack();
+        ok &= !a.packed() && a.desc()[8] == a.ld();
+        for (int lj = 0; lj < a.local_cols(); ++lj) {
+          ok &= a.column(lj) == a.data() + std::size_t(lj) * a.ld();
+          for (int li = a.stored_from(lj); li < a.local_rows(); ++li)
+            ok &= a.local(li, lj) == value(a.row_dist().to_global(li), a.col_dist().to_global(lj));
+        }
+        EXPECT_TRUE(all_ranks(world, ok)) << "grid " << p << "x" << q << " n " << n << " nb " << nb;
+        EXPECT_THROW(a.set_storage(Storage::full), Error);
+      }
+  }
+}
+
 TEST(LowerStorage, AssemblyAndCenteringMatchFullStorageAndLeaveTheUpperBlocks) {
   // Every kernel kpca stores in lower blocks, on blocks of several Gram tiles
   // (n = 2102) and on small odd blocks: the stored entries are those of full
@@ -129,48 +195,51 @@ TEST(LowerStorage, AssemblyAndCenteringMatchFullStorageAndLeaveTheUpperBlocks) {
       auto huge = plain;
       for (int t = 0; t < d; ++t) huge[std::size_t(n / 2) * d + t] *= 1e200;
       for (KernelType type : {KernelType::rbf, KernelType::linear, KernelType::poly,
-                              KernelType::sigmoid, KernelType::cosine}) {
-        if (n > 100 && type != KernelType::rbf && type != KernelType::poly) continue;
-        const auto& x = type == KernelType::rbf || type == KernelType::cosine ? huge : plain;
-        const Kernel kernel = test::test_kernel(type);
-        DistMatrix lower =
-            lower_with_nan_above<double>(grid, n, nb, [](auto, auto) { return kNaN; });
-        DistMatrix full(grid, n, n, nb, nb);
-        const auto rows = test::panel(x, d, full.row_dist()),
-                   cols = test::panel(x, d, full.col_dist());
-        LocalSums lower_sums, full_sums;
-        assemble_kernel(kernel, rows, cols, d, lower, &lower_sums);
-        assemble_kernel(kernel, rows, cols, d, full, &full_sums);
-        const std::string what = std::string(Kernel::name(type)) + " grid " + std::to_string(p) +
-                                 "x" + std::to_string(q) + " n " + std::to_string(n) + " nb " +
-                                 std::to_string(nb);
-        const Comparison assembled = compare_stored(lower, full);
-        // The Gram products run on other tile shapes: a few ulp of |x||y|.
-        EXPECT_TRUE(all_ranks(world, assembled.largest <= 1e-13 && assembled.above_untouched))
-            << what << ": assembly off by " << assembled.largest;
-        const LocalSums pass = local_sums(lower);
-        EXPECT_TRUE(all_ranks(world, pass.rows == lower_sums.rows && pass.cols == lower_sums.cols))
-            << what << ": fused and separate sums differ";
+                              KernelType::sigmoid, KernelType::cosine})
+        for (bool packed : kLayouts) {
+          if (n > 100 && type != KernelType::rbf && type != KernelType::poly) continue;
+          const auto& x = type == KernelType::rbf || type == KernelType::cosine ? huge : plain;
+          const Kernel kernel = test::test_kernel(type);
+          DistMatrix lower =
+              lower_matrix<double>(grid, n, nb, packed, [](auto, auto) { return kNaN; });
+          DistMatrix full(grid, n, n, nb, nb);
+          const auto rows = test::panel(x, d, full.row_dist()),
+                     cols = test::panel(x, d, full.col_dist());
+          LocalSums lower_sums, full_sums;
+          assemble_kernel(kernel, rows, cols, d, lower, &lower_sums);
+          assemble_kernel(kernel, rows, cols, d, full, &full_sums);
+          const std::string what = std::string(Kernel::name(type)) + " grid " + std::to_string(p) +
+                                   "x" + std::to_string(q) + " n " + std::to_string(n) + " nb " +
+                                   std::to_string(nb) + layout_name(packed);
+          const Comparison assembled = compare_stored(lower, full);
+          // The Gram products run on other tile shapes: a few ulp of |x||y|.
+          EXPECT_TRUE(all_ranks(world, assembled.largest <= 1e-13 && assembled.above_untouched))
+              << what << ": assembly off by " << assembled.largest;
+          const LocalSums pass = local_sums(lower);
+          EXPECT_TRUE(
+              all_ranks(world, pass.rows == lower_sums.rows && pass.cols == lower_sums.cols))
+              << what << ": fused and separate sums differ";
 
-        const double full_trace = trace(full), lower_trace = trace(lower);
-        const CenteringStats a = center_kernel(lower, lower_sums);
-        const CenteringStats b = center_kernel(full, full_sums);
-        const Comparison centered = compare_stored(lower, full);
-        double means = std::abs(a.grand_mean - b.grand_mean), scale = std::abs(b.grand_mean);
-        for (std::size_t i = 0; i < a.row_means.size(); ++i) {
-          means = std::max({means, std::abs(a.row_means[i] - b.row_means[i]),
-                            std::abs(a.col_means[i] - b.col_means[i])});
-          scale = std::max(scale, std::abs(b.row_means[i]));
+          const double full_trace = trace(full), lower_trace = trace(lower);
+          const CenteringStats a = center_kernel(lower, lower_sums);
+          const CenteringStats b = center_kernel(full, full_sums);
+          const Comparison centered = compare_stored(lower, full);
+          double means = std::abs(a.grand_mean - b.grand_mean), scale = std::abs(b.grand_mean);
+          for (std::size_t i = 0; i < a.row_means.size(); ++i) {
+            means = std::max({means, std::abs(a.row_means[i] - b.row_means[i]),
+                              std::abs(a.col_means[i] - b.col_means[i])});
+            scale = std::max(scale, std::abs(b.row_means[i]));
+          }
+          // Sums of n entries in another order: n eps of the largest sum.
+          const double tol = 4 * n * 2.2e-16 * std::max(scale, 1.0);
+          EXPECT_TRUE(all_ranks(world, means <= tol && centered.largest <= 1e-13 + 3 * tol &&
+                                           centered.above_untouched))
+              << what << ": means off by " << means << ", entries by " << centered.largest;
+          EXPECT_NEAR(a.frobenius_norm, b.frobenius_norm, 1e-13 * b.frobenius_norm) << what;
+          EXPECT_NEAR(frobenius_norm(lower), frobenius_norm(full), 1e-13 * b.frobenius_norm)
+              << what;
+          EXPECT_NEAR(lower_trace, full_trace, 1e-13 * std::max(1.0, std::abs(full_trace))) << what;
         }
-        // Sums of n entries in another order: n eps of the largest sum.
-        const double tol = 4 * n * 2.2e-16 * std::max(scale, 1.0);
-        EXPECT_TRUE(all_ranks(
-            world, means <= tol && centered.largest <= 1e-13 + 3 * tol && centered.above_untouched))
-            << what << ": means off by " << means << ", entries by " << centered.largest;
-        EXPECT_NEAR(a.frobenius_norm, b.frobenius_norm, 1e-13 * b.frobenius_norm) << what;
-        EXPECT_NEAR(frobenius_norm(lower), frobenius_norm(full), 1e-13 * b.frobenius_norm) << what;
-        EXPECT_NEAR(lower_trace, full_trace, 1e-13 * std::max(1.0, std::abs(full_trace))) << what;
-      }
     }
   }
 }
@@ -184,30 +253,32 @@ TEST(LowerStorage, DistancesAndTwoPassCenteringMatchFullStorage) {
   for (auto [p, q] : grid_shapes(world.size())) {
     BlacsGrid grid(world, p, q);
     for (int nb : {5, 64})
-      for (Metric metric : {Metric::euclidean, Metric::sqeuclidean, Metric::cosine}) {
-        DistMatrix lower =
-            lower_with_nan_above<double>(grid, n, nb, [](auto, auto) { return kNaN; });
-        DistMatrix full(grid, n, n, nb, nb);
-        const auto rows = test::panel(x, d, full.row_dist()),
-                   cols = test::panel(x, d, full.col_dist());
-        assemble_distances(metric, rows, cols, d, lower);
-        assemble_distances(metric, rows, cols, d, full);
-        const std::string what = metric_name(metric) + " grid " + std::to_string(p) + "x" +
-                                 std::to_string(q) + " nb " + std::to_string(nb);
-        const Comparison assembled = compare_stored(lower, full);
-        EXPECT_TRUE(all_ranks(world, assembled.largest <= 1e-13 && assembled.above_untouched))
-            << what << ": distances off by " << assembled.largest;
-        const CenteringStats a = center_kernel(lower), b = center_kernel(full);
-        const Comparison centered = compare_stored(lower, full);
-        double means = std::abs(a.grand_mean - b.grand_mean);
-        for (std::size_t i = 0; i < a.row_means.size(); ++i)
-          means = std::max({means, std::abs(a.row_means[i] - b.row_means[i]),
-                            std::abs(a.col_means[i] - b.col_means[i])});
-        EXPECT_TRUE(all_ranks(
-            world, means <= 1e-13 && centered.largest <= 1e-13 && centered.above_untouched))
-            << what << ": means off by " << means << ", entries by " << centered.largest;
-        EXPECT_NEAR(a.frobenius_norm, b.frobenius_norm, 1e-13 * b.frobenius_norm) << what;
-      }
+      for (Metric metric : {Metric::euclidean, Metric::sqeuclidean, Metric::cosine})
+        for (bool packed : kLayouts) {
+          DistMatrix lower =
+              lower_matrix<double>(grid, n, nb, packed, [](auto, auto) { return kNaN; });
+          DistMatrix full(grid, n, n, nb, nb);
+          const auto rows = test::panel(x, d, full.row_dist()),
+                     cols = test::panel(x, d, full.col_dist());
+          assemble_distances(metric, rows, cols, d, lower);
+          assemble_distances(metric, rows, cols, d, full);
+          const std::string what = metric_name(metric) + " grid " + std::to_string(p) + "x" +
+                                   std::to_string(q) + " nb " + std::to_string(nb) +
+                                   layout_name(packed);
+          const Comparison assembled = compare_stored(lower, full);
+          EXPECT_TRUE(all_ranks(world, assembled.largest <= 1e-13 && assembled.above_untouched))
+              << what << ": distances off by " << assembled.largest;
+          const CenteringStats a = center_kernel(lower), b = center_kernel(full);
+          const Comparison centered = compare_stored(lower, full);
+          double means = std::abs(a.grand_mean - b.grand_mean);
+          for (std::size_t i = 0; i < a.row_means.size(); ++i)
+            means = std::max({means, std::abs(a.row_means[i] - b.row_means[i]),
+                              std::abs(a.col_means[i] - b.col_means[i])});
+          EXPECT_TRUE(all_ranks(
+              world, means <= 1e-13 && centered.largest <= 1e-13 && centered.above_untouched))
+              << what << ": means off by " << means << ", entries by " << centered.largest;
+          EXPECT_NEAR(a.frobenius_norm, b.frobenius_norm, 1e-13 * b.frobenius_norm) << what;
+        }
   }
 }
 
@@ -223,42 +294,44 @@ TEST(LowerStorage, SinglePrecisionAssemblyInSlabsMatchesFullStorage) {
   for (auto [p, q] : grid_shapes(world.size())) {
     BlacsGrid grid(world, p, q);
     for (int nb : {4, 32})
-      for (KernelType type : {KernelType::rbf, KernelType::poly}) {
-        const Kernel kernel = test::test_kernel(type);
-        SingleMatrix lower =
-            lower_with_nan_above<float>(grid, n, nb, [](auto, auto) { return kNaN; });
-        SingleMatrix full(grid, n, n, nb, nb);
-        const auto rows = test::panel(x, d, full.row_dist()),
-                   cols = test::panel(x, d, full.col_dist());
-        LocalSums lower_sums, full_sums;
-        const std::int64_t slab = 3 * std::int64_t{nb} * n;  // a few block columns per slab
-        assemble_kernel(kernel, rows, cols, d, lower, lower_sums, slab);
-        assemble_kernel(kernel, rows, cols, d, full, full_sums, slab);
-        const CenteringStats a = center_kernel(lower, lower_sums);
-        const CenteringStats b = center_kernel(full, full_sums);
-        double largest = 0, scale = 0, means = 0;
-        bool above_untouched = true;
-        for (int lj = 0; lj < lower.local_cols(); ++lj)
-          for (int li = 0; li < lower.local_rows(); ++li) {
-            if (li < lower.stored_from(lj)) {
-              above_untouched &= std::isnan(lower.local(li, lj));
-              continue;
+      for (KernelType type : {KernelType::rbf, KernelType::poly})
+        for (bool packed : kLayouts) {
+          const Kernel kernel = test::test_kernel(type);
+          SingleMatrix lower =
+              lower_matrix<float>(grid, n, nb, packed, [](auto, auto) { return kNaN; });
+          SingleMatrix full(grid, n, n, nb, nb);
+          const auto rows = test::panel(x, d, full.row_dist()),
+                     cols = test::panel(x, d, full.col_dist());
+          LocalSums lower_sums, full_sums;
+          const std::int64_t slab = 3 * std::int64_t{nb} * n;  // a few block columns per slab
+          assemble_kernel(kernel, rows, cols, d, lower, lower_sums, slab);
+          assemble_kernel(kernel, rows, cols, d, full, full_sums, slab);
+          const CenteringStats a = center_kernel(lower, lower_sums);
+          const CenteringStats b = center_kernel(full, full_sums);
+          double largest = 0, scale = 0, means = 0;
+          bool above_untouched = true;
+          for (int lj = 0; lj < lower.local_cols(); ++lj)
+            for (int li = packed ? lower.stored_from(lj) : 0; li < lower.local_rows(); ++li) {
+              if (li < lower.stored_from(lj)) {
+                above_untouched &= std::isnan(lower.column(lj)[li]);
+                continue;
+              }
+              const double diff = std::abs(double(lower.local(li, lj)) - full.local(li, lj));
+              largest = std::isnan(diff) ? INFINITY : std::max(largest, diff);
+              scale = std::max(scale, std::abs(double(full.local(li, lj))));
             }
-            const double diff = std::abs(double(lower.local(li, lj)) - full.local(li, lj));
-            largest = std::isnan(diff) ? INFINITY : std::max(largest, diff);
-            scale = std::max(scale, std::abs(double(full.local(li, lj))));
-          }
-        for (std::size_t i = 0; i < a.row_means.size(); ++i)
-          means = std::max(means, std::abs(a.row_means[i] - b.row_means[i]));
-        // Each entry is rounded once to float after centering in double.
-        const std::string what = std::string(Kernel::name(type)) + " grid " + std::to_string(p) +
-                                 "x" + std::to_string(q) + " nb " + std::to_string(nb);
-        EXPECT_TRUE(all_ranks(world, above_untouched)) << what << ": wrote above the diagonal";
-        EXPECT_TRUE(all_ranks(world, largest <= 2 * 6e-8 * std::max(scale, 1.0) &&
-                                         means <= 1e-12 * std::max(1.0, std::abs(b.grand_mean))))
-            << what << ": entries off by " << largest << ", means by " << means;
-        EXPECT_NEAR(a.frobenius_norm, b.frobenius_norm, 1e-6 * b.frobenius_norm) << what;
-      }
+          for (std::size_t i = 0; i < a.row_means.size(); ++i)
+            means = std::max(means, std::abs(a.row_means[i] - b.row_means[i]));
+          // Each entry is rounded once to float after centering in double.
+          const std::string what = std::string(Kernel::name(type)) + " grid " + std::to_string(p) +
+                                   "x" + std::to_string(q) + " nb " + std::to_string(nb) +
+                                   layout_name(packed);
+          EXPECT_TRUE(all_ranks(world, above_untouched)) << what << ": wrote above the diagonal";
+          EXPECT_TRUE(all_ranks(world, largest <= 2 * 6e-8 * std::max(scale, 1.0) &&
+                                           means <= 1e-12 * std::max(1.0, std::abs(b.grand_mean))))
+              << what << ": entries off by " << largest << ", means by " << means;
+          EXPECT_NEAR(a.frobenius_norm, b.frobenius_norm, 1e-6 * b.frobenius_norm) << what;
+        }
   }
 }
 
@@ -272,13 +345,14 @@ TEST(LowerStorage, FrobeniusNormOfEntriesThatNeedScaling) {
     long double squares = 0;
     for (double v : values) squares += (long double)v * v;
     const double reference = scale * std::sqrt(static_cast<double>(squares));
-    for (auto [p, q] : grid_shapes(world.size())) {
-      BlacsGrid grid(world, p, q);
-      const DistMatrix a = lower_with_nan_above<double>(
-          grid, n, nb, [&](std::int64_t i, std::int64_t j) { return scale * values[j * n + i]; });
-      EXPECT_NEAR(frobenius_norm(a), reference, 1e-13 * reference)
-          << "scale " << scale << " grid " << p << "x" << q;
-    }
+    for (auto [p, q] : grid_shapes(world.size()))
+      for (bool packed : kLayouts) {
+        BlacsGrid grid(world, p, q);
+        const DistMatrix a = lower_matrix<double>(
+            grid, n, nb, packed, [&](auto i, auto j) { return scale * values[j * n + i]; });
+        EXPECT_NEAR(frobenius_norm(a), reference, 1e-13 * reference)
+            << "scale " << scale << " grid " << p << "x" << q << layout_name(packed);
+      }
   }
 }
 
@@ -288,43 +362,44 @@ TEST(LowerStorage, BlockProductMatchesTheSerialProductOfTheSymmetricMatrix) {
     BlacsGrid grid(world, p, q);
     BlacsGrid line(grid.comm(), grid.comm().size(), 1);
     for (int n : {1, 37, 100})
-      for (int nb : {1, 8, 64}) {
-        const auto full = symmetric(n, 7u + unsigned(n) + unsigned(nb));
-        const auto value = [&](std::int64_t i, std::int64_t j) { return full[j * n + i]; };
-        const DistMatrix a = lower_with_nan_above<double>(grid, n, nb, value);
-        const SingleMatrix af = lower_with_nan_above<float>(grid, n, nb, value);
-        BlockProduct product(a), product_float(af);
-        for (int w : {1, 5, 24, 40}) {
-          std::mt19937 gen(11u * unsigned(w) + unsigned(n));
-          std::uniform_real_distribution<double> dist(-1, 1);
-          std::vector<double> xfull(std::size_t(n) * w);
-          for (double& v : xfull) v = dist(gen);
-          DistMatrix x(line, n, w, nb, w), y(line, n, w, nb, w), yf(line, n, w, nb, w);
-          ASSERT_EQ(x.local_rows(), product.line_rows());
-          x.fill([&](std::int64_t i, std::int64_t j) { return xfull[j * n + i]; });
-          product.apply(x.data(), x.ld(), w, y.data(), y.ld());
-          product_float.apply(x.data(), x.ld(), w, yf.data(), yf.ld());
-          const auto got = y.gather_to_root(), got_float = yf.gather_to_root();
-          bool ok = true;
-          if (world.is_root())
-            for (int j = 0; j < w; ++j)
-              for (int i = 0; i < n; ++i) {
-                // Serial loop over the whole symmetric matrix as the reference:
-                // double sums within n eps of sum |a x|; float sums of float
-                // products within (n + 2) u of it (u = 2^-24).
-                double s = 0, size = 0;
-                for (int t = 0; t < n; ++t) {
-                  s += full[std::size_t(t) * n + i] * xfull[std::size_t(j) * n + t];
-                  size += std::abs(full[std::size_t(t) * n + i] * xfull[std::size_t(j) * n + t]);
+      for (int nb : {1, 8, 64})
+        for (bool packed : kLayouts) {
+          const auto full = symmetric(n, 7u + unsigned(n) + unsigned(nb));
+          const auto value = [&](std::int64_t i, std::int64_t j) { return full[j * n + i]; };
+          const DistMatrix a = lower_matrix<double>(grid, n, nb, packed, value);
+          const SingleMatrix af = lower_matrix<float>(grid, n, nb, packed, value);
+          BlockProduct product(a), product_float(af);
+          for (int w : {1, 5, 24, 40}) {
+            std::mt19937 gen(11u * unsigned(w) + unsigned(n));
+            std::uniform_real_distribution<double> dist(-1, 1);
+            std::vector<double> xfull(std::size_t(n) * w);
+            for (double& v : xfull) v = dist(gen);
+            DistMatrix x(line, n, w, nb, w), y(line, n, w, nb, w), yf(line, n, w, nb, w);
+            ASSERT_EQ(x.local_rows(), product.line_rows());
+            x.fill([&](std::int64_t i, std::int64_t j) { return xfull[j * n + i]; });
+            product.apply(x.data(), x.ld(), w, y.data(), y.ld());
+            product_float.apply(x.data(), x.ld(), w, yf.data(), yf.ld());
+            const auto got = y.gather_to_root(), got_float = yf.gather_to_root();
+            bool ok = true;
+            if (world.is_root())
+              for (int j = 0; j < w; ++j)
+                for (int i = 0; i < n; ++i) {
+                  // Serial loop over the whole symmetric matrix as the reference:
+                  // double sums within n eps of sum |a x|; float sums of float
+                  // products within (n + 2) u of it (u = 2^-24).
+                  double s = 0, size = 0;
+                  for (int t = 0; t < n; ++t) {
+                    s += full[std::size_t(t) * n + i] * xfull[std::size_t(j) * n + t];
+                    size += std::abs(full[std::size_t(t) * n + i] * xfull[std::size_t(j) * n + t]);
+                  }
+                  const std::size_t at = std::size_t(j) * n + i;
+                  ok &= std::abs(got[at] - s) <= 4 * n * 2.2e-16 * std::max(size, 1e-300);
+                  ok &= std::abs(got_float[at] - s) <= (n + 4) * 6e-8 * std::max(size, 1e-300);
                 }
-                const std::size_t at = std::size_t(j) * n + i;
-                ok &= std::abs(got[at] - s) <= 4 * n * 2.2e-16 * std::max(size, 1e-300);
-                ok &= std::abs(got_float[at] - s) <= (n + 4) * 6e-8 * std::max(size, 1e-300);
-              }
-          EXPECT_TRUE(all_ranks(world, ok))
-              << "grid " << p << "x" << q << " n " << n << " nb " << nb << " w " << w;
+            EXPECT_TRUE(all_ranks(world, ok)) << "grid " << p << "x" << q << " n " << n << " nb "
+                                              << nb << " w " << w << layout_name(packed);
+          }
         }
-      }
   }
 }
 
@@ -343,43 +418,49 @@ TEST(LowerStorage, KrylovMatchesSerialEigenvalues) {
   const auto ascending = test::serial_eigh(dense, vectors);
   for (auto [p, q] : grid_shapes(world.size())) {
     BlacsGrid grid(world, p, q);
-    for (int nb : {8, 64}) {
-      const DistMatrix a = lower_with_nan_above<double>(
-          grid, n, nb, [&](std::int64_t i, std::int64_t j) { return values[j * n + i]; });
-      const KrylovResult result = krylov_top_eigenpairs(a, k, KrylovSettings{});
-      bool ok = result.converged;
-      for (int t = 0; t < k; ++t)
-        ok &= std::abs(result.values[t] - ascending[n - 1 - t]) <= 1e-10 * ascending[n - 1];
-      EXPECT_TRUE(all_ranks(world, ok)) << "grid " << p << "x" << q << " nb " << nb;
-      KrylovSettings reference;
-      reference.product = KrylovProduct::pdgemm;  // reads the whole matrix
-      EXPECT_THROW(krylov_top_eigenpairs(a, k, reference), Error);
-    }
+    for (int nb : {8, 64})
+      for (bool packed : kLayouts) {
+        const DistMatrix a = lower_matrix<double>(
+            grid, n, nb, packed, [&](std::int64_t i, std::int64_t j) { return values[j * n + i]; });
+        const KrylovResult result = krylov_top_eigenpairs(a, k, KrylovSettings{});
+        bool ok = result.converged;
+        for (int t = 0; t < k; ++t)
+          ok &= std::abs(result.values[t] - ascending[n - 1 - t]) <= 1e-10 * ascending[n - 1];
+        EXPECT_TRUE(all_ranks(world, ok))
+            << "grid " << p << "x" << q << " nb " << nb << layout_name(packed);
+        KrylovSettings reference;
+        reference.product = KrylovProduct::pdgemm;  // reads the whole matrix
+        EXPECT_THROW(krylov_top_eigenpairs(a, k, reference), Error);
+      }
   }
 }
 
 TEST(LowerStorage, KrylovThatDoesNotConvergeFallsBackToEvrOnTheLowerTriangle) {
   // pdsyevr is called with UPLO = 'L': the NaN above the diagonal blocks must
-  // not reach the eigenvalues.
+  // not reach the eigenvalues. A packed matrix is unpacked for it.
   const Comm world = Comm::world();
   const int n = 60, k = 2;
   const auto values = symmetric(n, 17);
   test::Dense dense{n, values}, vectors;
   const auto ascending = test::serial_eigh(dense, vectors);
-  for (auto [p, q] : grid_shapes(world.size())) {
-    BlacsGrid grid(world, p, q);
-    DistMatrix a = lower_with_nan_above<double>(
-        grid, n, 8, [&](std::int64_t i, std::int64_t j) { return values[j * n + i]; });
-    KrylovSettings settings;
-    settings.block = 2;
-    settings.depth = 2;
-    settings.max_cycles = 1;  // cannot converge in one cycle
-    const Eigenpairs pairs = top_eigenpairs(a, k, Solver::krylov, settings);
-    bool ok = pairs.used == Solver::evr;
-    for (int t = 0; t < k; ++t)
-      ok &= std::abs(pairs.values[t] - ascending[n - 1 - t]) <= 1e-12 * std::abs(ascending[n - 1]);
-    EXPECT_TRUE(all_ranks(world, ok)) << "grid " << p << "x" << q << ": " << pairs.note;
-  }
+  for (auto [p, q] : grid_shapes(world.size()))
+    for (bool packed : kLayouts) {
+      BlacsGrid grid(world, p, q);
+      DistMatrix a = lower_matrix<double>(
+          grid, n, 8, packed, [&](std::int64_t i, std::int64_t j) { return values[j * n + i]; });
+      KrylovSettings settings;
+      settings.block = 2;
+      settings.depth = 2;
+      settings.max_cycles = 1;  // cannot converge in one cycle
+      const Eigenpairs pairs = top_eigenpairs(a, k, Solver::krylov, settings);
+      bool ok = pairs.used == Solver::evr;
+      for (int t = 0; t < k; ++t)
+        ok &=
+            std::abs(pairs.values[t] - ascending[n - 1 - t]) <= 1e-12 * std::abs(ascending[n - 1]);
+      ok &= !a.packed();
+      EXPECT_TRUE(all_ranks(world, ok))
+          << "grid " << p << "x" << q << layout_name(packed) << ": " << pairs.note;
+    }
 }
 
 TEST(LowerStorage, MemoryPlanCountsTheStoredBlocks) {

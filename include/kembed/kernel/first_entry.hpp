@@ -32,7 +32,7 @@ std::optional<FlaggedEntry> first_flagged_entry(const DistMatrix& a, Classify&& 
   // the global index arithmetic that costs more than the test itself.
   int any = 0;
   for (int lj = 0; lj < a.local_cols() && a.local_rows() > 0; ++lj) {
-    const double* column = a.data() + static_cast<std::size_t>(lj) * a.ld();
+    const double* column = a.column(lj);
     for (int li = a.stored_from(lj); li < a.local_rows(); ++li) any |= classify(column[li], li, lj);
   }
   for (int lj = 0; any && lj < a.local_cols(); ++lj) {

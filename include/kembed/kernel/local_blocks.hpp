@@ -81,7 +81,7 @@ void local_gram_map(const std::vector<double>& row_panel, const std::vector<doub
                     int d, DistMatrix& out, F&& f) {
   local_gram_tiled(row_panel, col_panel, d, out, [&](const LocalTile& tile) {
     for (int lj = tile.col; lj < tile.col + tile.cols; ++lj) {
-      double* column = out.data() + std::size_t(lj) * out.ld();
+      double* column = out.column(lj);
       for (int li = tile.row; li < tile.row + tile.rows; ++li) column[li] = f(column[li], li, lj);
     }
   });
@@ -113,25 +113,27 @@ void refill_pairs(DistMatrix& out, const std::vector<int>& rows, const std::vect
   }
 }
 
-/// out(li, lj) <- f(out(li, lj), li, lj) over this rank's local block.
+/// out(li, lj) <- f(out(li, lj), li, lj) over this rank's stored entries.
 template <class F>
 void map_local(DistMatrix& out, F&& f) {
   for (int lj = 0; lj < out.local_cols(); ++lj) {
-    double* column = out.data() + std::size_t(lj) * out.ld();
-    for (int li = 0; li < out.local_rows(); ++li) column[li] = f(column[li], li, lj);
+    double* column = out.column(lj);
+    for (int li = out.stored_from(lj); li < out.local_rows(); ++li)
+      column[li] = f(column[li], li, lj);
   }
 }
 
-/// out(li, lj) <- exp(f(out(li, lj), li, lj)) over this rank's local block:
-/// f one column at a time, then exp_in_place on that column while it is still
-/// in cache.
+/// out(li, lj) <- exp(f(out(li, lj), li, lj)) over this rank's stored
+/// entries: f one column at a time, then exp_in_place on that column while it
+/// is still in cache.
 template <class F>
 void map_local_exp(DistMatrix& out, F&& f) {
   const int m = out.local_rows();
   for (int lj = 0; lj < out.local_cols(); ++lj) {
-    double* column = out.data() + std::size_t(lj) * out.ld();
-    for (int li = 0; li < m; ++li) column[li] = f(column[li], li, lj);
-    exp_in_place(column, std::size_t(m));
+    double* column = out.column(lj);
+    const int from = out.stored_from(lj);
+    for (int li = from; li < m; ++li) column[li] = f(column[li], li, lj);
+    exp_in_place(column + from, std::size_t(m - from));
   }
 }
 

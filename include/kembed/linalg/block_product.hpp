@@ -61,9 +61,12 @@ class BlockProduct {
 
  private:
   // Local rows [from, below) of a stored column block hold its diagonal
-  // block, [below, local rows) the blocks strictly below it.
+  // block, [below, local rows) the blocks strictly below it; entry (li, col
+  // + c) is at start + c ld + li of A's local buffer (packed or not).
   struct StoredBlock {
     int col, cols, from, below;
+    std::size_t start;
+    int ld;
   };
   // One precision's working blocks, each at most n x width: with
   // single-precision storage of A, X is rounded to float when packed, and

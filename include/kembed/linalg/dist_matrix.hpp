@@ -1,5 +1,6 @@
 #pragma once
 /// @file A dense matrix in ScaLAPACK's 2-D block-cyclic layout.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -13,11 +14,11 @@ namespace kembed {
 /// Which entries of a symmetric matrix its local blocks hold.
 /// - full: every entry.
 /// - lower_blocks: the blocks on and below the block diagonal (block row I >=
-///   block column J), the diagonal blocks whole. Nothing above is ever
-///   written or read, so those pages are never touched and the operating
-///   system backs half the matrix with memory: symmetric kernel storage for
+///   block column J), the diagonal blocks whole: symmetric kernel storage for
 ///   the solvers that read one triangle (the block product, and ScaLAPACK's
-///   routines called with UPLO = 'L').
+///   routines called with UPLO = 'L'). The local block is packed (see
+///   column()): each local column keeps only its stored rows, so the matrix
+///   takes half the memory and half the address space of full storage.
 enum class Storage { full, lower_blocks };
 
 /// Owns the local column-major piece of an m x n matrix of T (double, or
@@ -30,12 +31,13 @@ class BasicDistMatrix {
   using value_type = T;
   /// Collective (no communication): a zero-initialized m x n matrix.
   BasicDistMatrix(const BlacsGrid& grid, std::int64_t m, std::int64_t n, int mb, int nb);
-  /// Collective (no communication): an m x n matrix whose entries are left
-  /// unset, for a caller that writes every owned entry before reading any
-  /// (kernel and distance assembly). Saves the zeroing pass, and the pages
-  /// are first touched by the writer.
+  /// Collective (no communication): an m x n matrix in `storage` whose
+  /// entries are left unset, for a caller that writes every stored entry
+  /// before reading any (kernel and distance assembly). Saves the zeroing
+  /// pass, and the pages are first touched by the writer. With lower_blocks
+  /// only the stored entries are allocated.
   static BasicDistMatrix uninitialized(const BlacsGrid& grid, std::int64_t m, std::int64_t n,
-                                       int mb, int nb);
+                                       int mb, int nb, Storage storage = Storage::full);
   BasicDistMatrix(const BasicDistMatrix&) = delete;
   BasicDistMatrix& operator=(const BasicDistMatrix&) = delete;
   BasicDistMatrix(BasicDistMatrix&&) noexcept = default;
@@ -49,18 +51,22 @@ class BasicDistMatrix {
   const BlockCyclic1D& col_dist() const { return cols_; }
   int local_rows() const { return rows_.local_size(); }
   int local_cols() const { return cols_.local_size(); }
-  /// Leading dimension of the local buffer.
+  /// Leading dimension of the local buffer in ScaLAPACK's layout (of desc()).
+  /// A packed matrix has none: its columns are at column(lj), column_ld(lj) apart.
   int ld() const { return desc_[8]; }
   T* data() { return local_.get(); }
   const T* data() const { return local_.get(); }
   Storage storage() const { return storage_; }
-  /// Declares which entries hold the matrix (writes nothing).
-  /// @pre lower_blocks only for a square matrix with square blocks
+  /// Declares which entries hold the matrix, keeping the values of the
+  /// entries it still holds: to lower_blocks packs them in place (the buffer
+  /// keeps its size). @pre lower_blocks only for a square matrix with square
+  /// blocks; a lower-block matrix cannot become full.
   void set_storage(Storage storage);
   /// Lower-block storage of columns [first_block nb, ...) of a larger
   /// symmetric matrix with the same row layout (a slab of it): the stored
   /// rows are those whose row block is at least first_block + the column's
-  /// block. @pre square blocks
+  /// block. The entries are left unset. @pre square blocks, and a buffer at
+  /// least the packed size (the slab was allocated full, or larger before).
   void set_lower_slab(std::int64_t first_block);
   /// With lower_blocks storage, local column lj holds the local rows from
   /// stored_from(lj) on, and those from below_diagonal_from(lj) on lie in
@@ -68,24 +74,43 @@ class BasicDistMatrix {
   int stored_from(int lj) const { return rows_before_block(lj, 0); }
   int below_diagonal_from(int lj) const { return rows_before_block(lj, 1); }
 
-  /// The ScaLAPACK descriptor (9 ints).
-  const int* desc() const { return desc_; }
-  T& local(int li, int lj) { return local_.get()[std::size_t(lj) * ld() + li]; }
-  T local(int li, int lj) const { return local_.get()[std::size_t(lj) * ld() + li]; }
+  /// Local column lj: entry (li, lj) is column(lj)[li] for its stored rows
+  /// li >= stored_from(lj) (only those: with packed lower-block storage the
+  /// rows above belong to the column before).
+  T* column(int lj) { return local_.get() + column_start(lj); }
+  const T* column(int lj) const { return local_.get() + column_start(lj); }
+  /// The distance between consecutive columns of lj's column block, which
+  /// share their stored rows: the leading dimension of a BLAS call on them.
+  int column_ld(int lj) const {
+    return packed_ ? std::max(1, local_rows() - stored_from(lj)) : ld();
+  }
+  /// Whether the local block is packed (lower_blocks, until unpack()).
+  bool packed() const { return packed_; }
+  /// Gives a packed matrix ScaLAPACK's layout again, for its routines that
+  /// read the lower triangle (UPLO = 'L'). Reallocates; the entries above the
+  /// diagonal blocks are zero pages, never touched. Storage stays lower_blocks.
+  void unpack();
 
-  /// Sets every owned entry to f(i, j) of its global indices.
+  /// The ScaLAPACK descriptor (9 ints). @pre not packed()
+  const int* desc() const;
+  T& local(int li, int lj) { return column(lj)[li]; }
+  T local(int li, int lj) const { return column(lj)[li]; }
+
+  /// Sets every stored entry to f(i, j) of its global indices.
   template <class F>
   void fill(F&& f) {
     for (int lj = 0; lj < local_cols(); ++lj) {
       const std::int64_t j = cols_.to_global(lj);
-      for (int li = 0; li < local_rows(); ++li) local(li, lj) = f(rows_.to_global(li), j);
+      T* c = column(lj);
+      for (int li = stored_from(lj); li < local_rows(); ++li) c[li] = f(rows_.to_global(li), j);
     }
   }
 
   /// Collective: distributes the column-major m x n matrix `full` held by
   /// rank 0 of the grid (ignored elsewhere).
   void scatter_from_root(const std::vector<T>& full);
-  /// Collective: the whole matrix, column-major, on rank 0 (empty elsewhere).
+  /// Collective: the whole matrix, column-major, on rank 0 (empty elsewhere);
+  /// with lower_blocks storage the entries above the diagonal blocks are 0.
   /// Meant for small matrices, output and tests.
   std::vector<T> gather_to_root() const;
 
@@ -93,15 +118,31 @@ class BasicDistMatrix {
   struct Free {
     void operator()(T* p) const noexcept;
   };
-  BasicDistMatrix(const BlacsGrid& grid, std::int64_t m, std::int64_t n, int mb, int nb, bool zero);
+  BasicDistMatrix(const BlacsGrid& grid, std::int64_t m, std::int64_t n, int mb, int nb, bool zero,
+                  bool allocated);
+  void require_square() const;
+  // The stored rows of each local column from a column-major local block.
+  void store_columns(const std::vector<T>& piece);
   // Local rows whose row block comes before block column(lj) + extra.
   int rows_before_block(int lj, int extra) const;
+  std::size_t column_start(int lj) const {
+    return packed_ ? column_start_[lj] : std::size_t(lj) * std::size_t(ld());
+  }
+  // The packed layout of the current stored rows: column_start_, and the
+  // values the buffer needs.
+  std::size_t pack_layout();
   const BlacsGrid* grid_;
   BlockCyclic1D rows_, cols_;
   int desc_[9] = {};
   std::unique_ptr<T, Free> local_;
+  std::size_t capacity_ = 0;  // values in local_
   Storage storage_ = Storage::full;
   std::int64_t first_block_ = 0;  // block column of the larger matrix at column 0
+  bool packed_ = false;
+  // Packed: column(lj) - local_.get(). Column lj's stored rows follow the
+  // column before's; the first is preceded by stored_from(0) unused values,
+  // so that no start lies before the buffer.
+  std::vector<std::size_t> column_start_;
 };
 
 extern template class BasicDistMatrix<double>;
