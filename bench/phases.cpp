@@ -30,6 +30,7 @@
 //       [--block-size 64] [--repeat 3] [--widths 24,48] [--k 10] [--krylov-blocks 24]
 //       [--csv FILE]
 #include <algorithm>
+#include <boost/program_options.hpp>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -41,10 +42,8 @@
 #include <string>
 #include <vector>
 
-#include <boost/program_options.hpp>
-
-#include "kembed/distribute/read_distributed.hpp"
 #include "kembed/core/error.hpp"
+#include "kembed/distribute/read_distributed.hpp"
 #include "kembed/io/synthetic.hpp"
 #include "kembed/kernel/assemble.hpp"
 #include "kembed/kernel/local_blocks.hpp"
@@ -53,6 +52,7 @@
 #include "kembed/linalg/block_product.hpp"
 #include "kembed/linalg/dist_matrix.hpp"
 #include "kembed/linalg/lapack.hpp"
+#include "kembed/linalg/library_versions.hpp"
 #include "kembed/linalg/reductions.hpp"
 #include "kembed/linalg/scalapack.hpp"
 #include "kembed/mpi/comm.hpp"
@@ -396,9 +396,13 @@ std::string grid_name(const Row& r) {
 }
 
 void print_header(const BenchOptions& o) {
-  std::printf("kernel %s, gamma = 1/d, block size %d, exp lanes: %s, best of %d runs; rates per "
-              "rank\n",
-              o.kernel.c_str(), o.block_size, simd_level_name(best_simd_level()).c_str(), o.repeat);
+  std::printf(
+      "kernel %s, gamma = 1/d, block size %d, exp lanes: %s, OpenBLAS core: %s, best of "
+      "%d runs; rates per rank\n",
+      o.kernel.c_str(), o.block_size, simd_level_name(best_simd_level()).c_str(),
+      linalg::blas_core().c_str(), o.repeat);
+  const std::string note = linalg::blas_core_note(linalg::blas_core(), best_simd_level());
+  if (!note.empty()) std::printf("note: %s\n", note.c_str());
   std::printf("%7s %4s %5s %4s | %7s %7s | %7s %7s %6s %7s | %7s | %7s %7s %6s\n", "n", "d",
               "ranks", "grid", "dgemm s", "GFlop/s", "assem s", "GFlop/s", "dgemm", "map s",
               "GB/s", "center", "GB/s", "stream");

@@ -77,7 +77,9 @@ for n in $sizes; do
 done
 for n in $only_single; do run "$n" single; done
 
-echo "kernel PCA, rbf, gaussian d = $d, k = $k, $ranks ranks; $(date -u +%Y-%m-%d), $(uname -n), $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?')"
+core=$(/usr/bin/python3 -c 'import json, sys; print(json.load(open(sys.argv[1])).get("openblas_core", "?"))' \
+  "$(ls -d "$dir"/out-*/ | head -1)run.json")
+echo "kernel PCA, rbf, gaussian d = $d, k = $k, $ranks ranks; $(date -u +%Y-%m-%d), $(uname -n), $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?'), OpenBLAS core $core"
 /usr/bin/python3 - "$dir" "$sizes $only_single" "$tols" <<'EOF'
 import json, os, sys
 import numpy as np

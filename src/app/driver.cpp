@@ -3,9 +3,11 @@
 #include <cstdio>
 
 #include "kembed/app/version.hpp"
+#include "kembed/core/simd_level.hpp"
 #include "kembed/io/csv_writer.hpp"
 #include "kembed/io/hdf5.hpp"
 #include "kembed/io/npy_writer.hpp"
+#include "kembed/linalg/library_versions.hpp"
 #include "kembed/linalg/row_blocks.hpp"
 #include "kembed/spectral/memory_plan.hpp"
 #include "kembed/spectral/spectral_step.hpp"
@@ -166,6 +168,12 @@ void drive(const boost::program_options::variables_map& vm, const Comm& world, c
   PhaseTimer timer(world, out.quiet     ? Verbosity::quiet
                           : out.verbose ? Verbosity::verbose
                                         : Verbosity::normal);
+  // Slow BLAS kernels would show only as a slow run: say so at its start.
+  const std::string blas_note = linalg::blas_core_note(linalg::blas_core(), best_simd_level());
+  if (!blas_note.empty() && !out.quiet && world.is_root()) {
+    std::fprintf(stderr, "kembed %s: note: %s\n", job.method.c_str(), blas_note.c_str());
+    std::fflush(stderr);
+  }
   timer.start("read");
   job.output->check_writable(world, reads);
   const std::unique_ptr<io::MatrixFile> input = job.open(world);

@@ -3,8 +3,10 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "kembed/core/memory.hpp"
 #include "kembed/app/version.hpp"
+#include "kembed/core/memory.hpp"
+#include "kembed/core/simd_level.hpp"
+#include "kembed/linalg/library_versions.hpp"
 
 namespace kembed::app {
 
@@ -30,6 +32,10 @@ Json common_report(const std::string& method, int block_size, const io::MatrixFi
   report["block_size"] = block_size;
   const char* threads = std::getenv("OPENBLAS_NUM_THREADS");
   report["openblas_num_threads"] = threads ? threads : "unset";
+  const std::string core = linalg::blas_core();
+  if (!core.empty()) report["openblas_core"] = core;
+  const std::string note = linalg::blas_core_note(core, best_simd_level());
+  if (!note.empty()) report["openblas_core_note"] = note;
   Json times = Json::object();
   double total = 0;
   for (const auto& [phase, seconds] : timer.max_over_ranks(comm)) {

@@ -39,6 +39,8 @@ std::string version_report() {
                      first_line(Comm::library_version()) + "\n";
   for (const auto& [library, description] : linalg::library_versions())
     text += library + ": " + description + "\n";
+  const std::string note = linalg::blas_core_note(linalg::blas_core(), best_simd_level());
+  if (!note.empty()) text += "note: " + note + "\n";
   return text;
 }
 

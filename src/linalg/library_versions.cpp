@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <cctype>
 #include <climits>
 #include <cstdlib>
 
@@ -70,6 +71,33 @@ std::vector<std::pair<std::string, std::string>> library_versions() {
   result.emplace_back("ELPA", with_file("API " + std::to_string(ELPA_API_VERSION), "elpa_init"));
 #endif
   return result;
+}
+
+std::string blas_core() {
+  using CoreFn = char* (*)();
+  auto core = reinterpret_cast<CoreFn>(dlsym(RTLD_DEFAULT, "openblas_get_corename"));
+  const char* name = core ? core() : nullptr;
+  return name ? name : "";
+}
+
+std::string blas_core_note(const std::string& core, SimdLevel level) {
+  if (core.empty() || level == SimdLevel::baseline) return "";
+  // OpenBLAS 0.3's x86-64 cores whose kernels use AVX2 (or more).
+  static const char* const avx2_cores[] = {"Haswell",        "Zen",      "SkylakeX", "Cooperlake",
+                                           "SapphireRapids", "Excavator"};
+  std::string name = core;
+  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (std::string known : avx2_cores) {
+    for (char& c : known) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (known == name) return "";
+  }
+  const std::string suggested = level == SimdLevel::avx512 ? "SkylakeX" : "Haswell";
+  return "OpenBLAS runs its " + core + " kernels, which use no AVX2, on a CPU with " +
+         simd_level_name(level) +
+         " (its CPU detection can fail in a virtual machine); its "
+         "matrix products may be several times slower than they can be: set "
+         "OPENBLAS_CORETYPE=" +
+         suggested + " in the job's environment";
 }
 
 }  // namespace kembed::linalg

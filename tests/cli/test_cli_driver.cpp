@@ -29,8 +29,9 @@ Json run_json(const fs::path& out) { return Json::parse(read_file(out / "run.jso
 void expect_common_fields(const Json& r, const std::string& method, int ranks) {
   EXPECT_EQ(r.value("schema_version", 0), 2) << method;
   EXPECT_EQ(r.value("method", ""), method);
-  for (const char* key : {"kembed_version", "input", "grid", "block_size", "openblas_num_threads",
-                          "time_seconds", "time_seconds_total", "peak_memory_bytes_per_rank_max"})
+  for (const char* key :
+       {"kembed_version", "input", "grid", "block_size", "openblas_num_threads", "openblas_core",
+        "time_seconds", "time_seconds_total", "peak_memory_bytes_per_rank_max"})
     EXPECT_TRUE(r.contains(key)) << method << " run.json lacks " << key;
   EXPECT_EQ(r.value("ranks", 0), ranks) << method;
   EXPECT_GT(r.value("peak_memory_bytes_per_rank_max", 0.0), 0.0) << method;
