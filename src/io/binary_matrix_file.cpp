@@ -16,10 +16,6 @@ namespace kembed::io {
 
 namespace {
 
-/// Largest byte count handed to one MPI-IO call or one block of a file view
-/// (MPI counts are ints).
-constexpr std::int64_t max_chunk_bytes = std::int64_t{1} << 30;
-
 /// Bytes of one read of a run of rows: small enough to stay in a core's
 /// cache for the check that follows it, large enough that the calls cost
 /// nothing (256 per 256 MB).
