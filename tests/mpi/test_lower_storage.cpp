@@ -59,6 +59,25 @@ constexpr bool kLayouts[] = {true, false};  // packed, unpacked with NaN above
 
 std::string layout_name(bool packed) { return packed ? " packed" : " unpacked"; }
 
+// A lower-block matrix of NaN (packed or not) and a zero full matrix of the
+// same shape, to assemble side by side, and the panels of x they need.
+template <class T>
+struct AssemblyPair {
+  BasicDistMatrix<T> lower, full;
+  std::vector<double> rows, cols;
+};
+template <class T>
+AssemblyPair<T> assembly_pair(const BlacsGrid& grid, int n, int nb, bool packed,
+                              const std::vector<double>& x, int d) {
+  AssemblyPair<T> m{lower_matrix<T>(grid, n, nb, packed, [](auto, auto) { return kNaN; }),
+                    BasicDistMatrix<T>(grid, n, n, nb, nb),
+                    {},
+                    {}};
+  m.rows = test::panel(x, d, m.full.row_dist());
+  m.cols = test::panel(x, d, m.full.col_dist());
+  return m;
+}
+
 // Stored entries: exactly the local rows from stored_from(lj) on, which are
 // the entries of blocks on and below the diagonal.
 template <class T>
@@ -200,11 +219,7 @@ TEST(LowerStorage, AssemblyAndCenteringMatchFullStorageAndLeaveTheUpperBlocks) {
           if (n > 100 && type != KernelType::rbf && type != KernelType::poly) continue;
           const auto& x = type == KernelType::rbf || type == KernelType::cosine ? huge : plain;
           const Kernel kernel = test::test_kernel(type);
-          DistMatrix lower =
-              lower_matrix<double>(grid, n, nb, packed, [](auto, auto) { return kNaN; });
-          DistMatrix full(grid, n, n, nb, nb);
-          const auto rows = test::panel(x, d, full.row_dist()),
-                     cols = test::panel(x, d, full.col_dist());
+          auto [lower, full, rows, cols] = assembly_pair<double>(grid, n, nb, packed, x, d);
           LocalSums lower_sums, full_sums;
           assemble_kernel(kernel, rows, cols, d, lower, &lower_sums);
           assemble_kernel(kernel, rows, cols, d, full, &full_sums);
@@ -255,11 +270,7 @@ TEST(LowerStorage, DistancesAndTwoPassCenteringMatchFullStorage) {
     for (int nb : {5, 64})
       for (Metric metric : {Metric::euclidean, Metric::sqeuclidean, Metric::cosine})
         for (bool packed : kLayouts) {
-          DistMatrix lower =
-              lower_matrix<double>(grid, n, nb, packed, [](auto, auto) { return kNaN; });
-          DistMatrix full(grid, n, n, nb, nb);
-          const auto rows = test::panel(x, d, full.row_dist()),
-                     cols = test::panel(x, d, full.col_dist());
+          auto [lower, full, rows, cols] = assembly_pair<double>(grid, n, nb, packed, x, d);
           assemble_distances(metric, rows, cols, d, lower);
           assemble_distances(metric, rows, cols, d, full);
           const std::string what = metric_name(metric) + " grid " + std::to_string(p) + "x" +
@@ -297,11 +308,7 @@ TEST(LowerStorage, SinglePrecisionAssemblyInSlabsMatchesFullStorage) {
       for (KernelType type : {KernelType::rbf, KernelType::poly})
         for (bool packed : kLayouts) {
           const Kernel kernel = test::test_kernel(type);
-          SingleMatrix lower =
-              lower_matrix<float>(grid, n, nb, packed, [](auto, auto) { return kNaN; });
-          SingleMatrix full(grid, n, n, nb, nb);
-          const auto rows = test::panel(x, d, full.row_dist()),
-                     cols = test::panel(x, d, full.col_dist());
+          auto [lower, full, rows, cols] = assembly_pair<float>(grid, n, nb, packed, x, d);
           LocalSums lower_sums, full_sums;
           const std::int64_t slab = 3 * std::int64_t{nb} * n;  // a few block columns per slab
           assemble_kernel(kernel, rows, cols, d, lower, lower_sums, slab);
