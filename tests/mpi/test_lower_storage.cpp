@@ -23,6 +23,7 @@
 #include "kembed/spectral/eigensolver.hpp"
 #include "kembed/spectral/krylov.hpp"
 #include "kembed/spectral/memory_plan.hpp"
+#include "kembed/spectral/spectral_step.hpp"
 #include "serial_reference.hpp"
 #include "test_support.hpp"
 
@@ -467,6 +468,30 @@ TEST(LowerStorage, KrylovThatDoesNotConvergeFallsBackToEvrOnTheLowerTriangle) {
       ok &= !a.packed();
       EXPECT_TRUE(all_ranks(world, ok))
           << "grid " << p << "x" << q << layout_name(packed) << ": " << pairs.note;
+
+      // The same through the spectral step: evr overwrote the matrix, the
+      // rebuild refills its stored blocks in ScaLAPACK's layout, and the
+      // residuals come from the block product on that layout.
+      const auto value = [&](std::int64_t i, std::int64_t j) { return values[j * n + i]; };
+      DistMatrix b = lower_matrix<double>(grid, n, 8, packed, value);
+      SpectralRequest request;
+      request.k = k;
+      request.solver = Solver::krylov;
+      request.krylov = settings;
+      request.rebuild = [&](DistMatrix& m) { m.fill(value); };
+      PhaseTimer timer(world, Verbosity::quiet);
+      const SpectralStep step = spectral_step(b, request, timer);
+      bool step_ok = step.solver_used == "evr" && !b.packed();
+      for (int t = 0; t < k; ++t)
+        step_ok &=
+            std::abs(step.values[t] - ascending[n - 1 - t]) <= 1e-12 * std::abs(ascending[n - 1]) &&
+            step.residuals[t] <= 1e-13;
+      for (int lj = 0; lj < b.local_cols(); ++lj)
+        for (int li = b.stored_from(lj); li < b.local_rows(); ++li)
+          step_ok &=
+              b.local(li, lj) == value(b.row_dist().to_global(li), b.col_dist().to_global(lj));
+      EXPECT_TRUE(all_ranks(world, step_ok)) << "spectral step, grid " << p << "x" << q
+                                             << layout_name(packed) << ": " << step.solver_note;
     }
 }
 
