@@ -30,7 +30,6 @@
 //       [--block-size 64] [--repeat 3] [--widths 24,48] [--k 10] [--krylov-blocks 24]
 //       [--csv FILE]
 #include <algorithm>
-#include <boost/program_options.hpp>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -41,6 +40,8 @@
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <boost/program_options.hpp>
 
 #include "kembed/core/error.hpp"
 #include "kembed/distribute/read_distributed.hpp"

@@ -31,10 +31,31 @@ kembed_install() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 }
 
-# Configures and builds $KEMBED_BUILD (everything, or only $KEMBED_BUILD_TARGET).
+# Configures and builds $KEMBED_BUILD (everything, or only the targets in
+# $KEMBED_BUILD_TARGET, separated by spaces).
 kembed_build() {
   cmake -S "$KEMBED_ROOT" -B "$KEMBED_BUILD" -DCMAKE_BUILD_TYPE=Release "$@"
-  cmake --build "$KEMBED_BUILD" -j "$(nproc)" ${KEMBED_BUILD_TARGET:+--target "$KEMBED_BUILD_TARGET"}
+  # shellcheck disable=SC2086  # one word per target
+  cmake --build "$KEMBED_BUILD" -j "$(nproc)" ${KEMBED_BUILD_TARGET:+--target $KEMBED_BUILD_TARGET}
+}
+
+# OpenBLAS picks its kernels from the CPU's model, which a virtual machine may
+# hide. When it picks kernels older than the CPU, `kembed --version` (the
+# binary given) says so and names the OPENBLAS_CORETYPE that fits; this
+# exports it, unless it is set already, so that the tests and the example
+# run on the kernels a user of this machine is told to use. (On the
+# development VM OpenBLAS picked its Prescott kernels on an AVX-512 CPU:
+# dgemm ran 4.6x slower, and under AddressSanitizer their dsymv, called by
+# pdsyevd, read past a small vector into an unmapped page.)
+kembed_blas_coretype() {
+  [ -n "${OPENBLAS_CORETYPE:-}" ] && return 0
+  local core
+  core=$(ASAN_OPTIONS=detect_leaks=0 "$1" --version 2>/dev/null |
+         sed -n 's/.*OPENBLAS_CORETYPE=\([A-Za-z0-9]*\).*/\1/p' || true)
+  if [ -n "$core" ]; then
+    export OPENBLAS_CORETYPE=$core
+    echo "OpenBLAS chose kernels older than this CPU: running with OPENBLAS_CORETYPE=$core"
+  fi
 }
 
 # Open MPI refuses to run as root without these; cluster users running as
