@@ -9,10 +9,22 @@ KEMBED_BUILD=${KEMBED_BUILD:-$KEMBED_ROOT/build}
 KEMBED_PACKAGES=(build-essential cmake pkg-config openmpi-bin libopenmpi-dev
   libscalapack-openmpi-dev libopenblas-dev liblapack-dev libboost-program-options-dev
   libgtest-dev nlohmann-json3-dev libelpa-dev libhdf5-openmpi-dev)
+# What scripts/run needs and no more: the compiler, CMake, MPI, ScaLAPACK and
+# its BLAS, Boost.ProgramOptions and the JSON headers to build and run kembed,
+# and numpy and matplotlib for the picture (kembed-plot). ELPA, HDF5 and
+# GoogleTest are optional for kembed itself and come with KEMBED_PACKAGES.
+KEMBED_RUN_PACKAGES=(build-essential cmake pkg-config openmpi-bin libopenmpi-dev
+  libscalapack-openmpi-dev libopenblas-dev liblapack-dev libboost-program-options-dev
+  nlohmann-json3-dev python3-numpy python3-matplotlib)
+# The documentation (scripts/docs, the docs tests) and the man page kembed(1):
+# Sphinx with MyST Markdown and the furo theme.
+KEMBED_DOCS_PACKAGES=(python3-sphinx python3-myst-parser furo)
 # Only for tests and reports, not for building or running kembed: a local SLURM
-# cluster (tests/slurm), the scaling plot of jobs/report.py, and the Python
-# package python/ (numpy, pytest; scikit-learn only for an optional comparison).
-KEMBED_TEST_PACKAGES=(slurm-wlm munge python3-matplotlib python3-numpy python3-pytest python3-venv python3-pip)
+# cluster (tests/slurm), the scaling plot of jobs/report.py, the Python
+# package python/ (numpy, pytest; scikit-learn only for an optional comparison)
+# and the documentation, whose build is a test.
+KEMBED_TEST_PACKAGES=(slurm-wlm munge python3-matplotlib python3-numpy python3-pytest python3-venv python3-pip
+  "${KEMBED_DOCS_PACKAGES[@]}")
 # Only for scripts/fuzz: clang, its libFuzzer and sanitizer runtimes, and
 # llvm-symbolizer (llvm-14) for readable stack traces in crash reports.
 KEMBED_FUZZ_PACKAGES=(clang libclang-rt-14-dev llvm-14)
