@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "io/read_only_file.hpp"
 #include "kembed/core/error.hpp"
 
 namespace kembed::io {
@@ -225,11 +226,8 @@ std::unique_ptr<MatrixFile> open_indicator_matrix(const Comm& comm, const std::s
   long long rows = 0;
   collectively(comm, [&] {
     if (!comm.is_root()) return;
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw Error(path + ": cannot open the categorical table for reading");
-    std::ostringstream text;
-    text << in.rdbuf();
-    CategoricalTable table = parse_categorical(text.str(), path, id_column);
+    // ReadOnlyFile refuses devices (/dev/zero would never end) by name.
+    CategoricalTable table = parse_categorical(ReadOnlyFile(path).read_all(), path, id_column);
     ids = std::move(table.ids);
     rows = table.rows;
     offsets.push_back(0);

@@ -21,9 +21,24 @@ std::string cannot_open(const std::string& path, int err) {
 }  // namespace
 
 ReadOnlyFile::ReadOnlyFile(const std::string& path) : path_(path) {
+  // Look before opening: opening a device can have effects of its own (a
+  // tape rewinds), and a FIFO's open waits for its writer, which is meant.
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) refuse_special(st.st_mode);
   fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd_ < 0) throw Error(cannot_open(path, errno));
   inspect();
+  refuse_special(mode_);
+}
+
+void ReadOnlyFile::refuse_special(unsigned mode) {
+  const char* kind = S_ISCHR(mode) ? "a character device" : S_ISBLK(mode) ? "a block device"
+                     : S_ISSOCK(mode) ? "a socket" : nullptr;
+  if (!kind) return;
+  if (fd_ >= 0) ::close(std::exchange(fd_, -1));
+  // /dev/zero or /dev/urandom would be read until memory runs out.
+  throw Error("'" + path_ + "' is " + kind + ", not a file: kembed reads input from regular files, FIFOs "
+              "and standard input ('-')");
 }
 
 ReadOnlyFile ReadOnlyFile::standard_input() {
@@ -50,6 +65,7 @@ void ReadOnlyFile::inspect() {
     throw Error(cannot_open(path_, EISDIR));
   }
   regular_ = S_ISREG(st.st_mode);
+  mode_ = st.st_mode;
   // A FIFO's or a device's st_size says nothing about what it will deliver.
   size_ = regular_ ? static_cast<std::int64_t>(st.st_size) : 0;
 }
@@ -58,7 +74,8 @@ ReadOnlyFile::ReadOnlyFile(ReadOnlyFile&& other) noexcept
     : path_(std::move(other.path_)),
       fd_(std::exchange(other.fd_, -1)),
       size_(std::exchange(other.size_, 0)),
-      regular_(std::exchange(other.regular_, false)) {}
+      regular_(std::exchange(other.regular_, false)),
+      mode_(std::exchange(other.mode_, 0u)) {}
 
 ReadOnlyFile& ReadOnlyFile::operator=(ReadOnlyFile&& other) noexcept {
   if (this != &other) {
@@ -67,6 +84,7 @@ ReadOnlyFile& ReadOnlyFile::operator=(ReadOnlyFile&& other) noexcept {
     fd_ = std::exchange(other.fd_, -1);
     size_ = std::exchange(other.size_, 0);
     regular_ = std::exchange(other.regular_, false);
+    mode_ = std::exchange(other.mode_, 0u);
   }
   return *this;
 }

@@ -14,7 +14,9 @@ class ReadOnlyFile {
  public:
   /// Opens `path` read-only; a missing, unreadable or directory path throws
   /// Error "cannot open 'PATH': <strerror>" ("Is a directory" for a
-  /// directory). Opening a FIFO waits for its writer, as open(2) does.
+  /// directory), a character or block device or a socket "'PATH' is a
+  /// character device, not a file: ..." (/dev/zero would never end).
+  /// Opening a FIFO waits for its writer, as open(2) does.
   explicit ReadOnlyFile(const std::string& path);
   /// A duplicate of the standard input descriptor, named "<stdin>" in
   /// messages (the descriptor 0 itself stays open).
@@ -41,10 +43,13 @@ class ReadOnlyFile {
   ReadOnlyFile() = default;
   /// Records size and kind of the open descriptor; refuses a directory.
   void inspect();
+  /// Throws (closing the descriptor) when `mode` is a device or a socket.
+  void refuse_special(unsigned mode);
   std::string path_;
   int fd_ = -1;
   std::int64_t size_ = 0;
   bool regular_ = false;
+  unsigned mode_ = 0;  ///< st_mode of the open descriptor
 };
 
 /// True when this machine stores multi-byte numbers little-endian, the only
