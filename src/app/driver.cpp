@@ -175,6 +175,11 @@ void drive(const boost::program_options::variables_map& vm, const Comm& world, c
     std::fflush(stderr);
   }
   timer.start("read");
+  // An HDF5 input reaches other files through external links and virtual
+  // datasets: the output check protects those too (rank 0 checks alone).
+  collectively(world, [&] {
+    if (world.is_root()) reads = io::with_linked_files(reads);
+  });
   job.output->check_writable(world, reads);
   const std::unique_ptr<io::MatrixFile> input = job.open(world);
   const BlacsGrid grid = job.layout->make_grid(

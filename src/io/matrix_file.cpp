@@ -61,6 +61,26 @@ std::pair<std::string, std::string> split_dataset(const std::string& path) {
   return {path.substr(0, colon), path.substr(colon + 1)};
 }
 
+std::vector<std::string> with_linked_files(const std::vector<std::string>& reads) {
+  std::vector<std::string> all = reads;
+  for (const std::string& read : reads) {
+    if (read.empty() || read == "-") continue;
+    const auto [file, dataset] = split_dataset(read);
+    if (!dataset.empty()) all.push_back(file);
+#ifdef KEMBED_HAVE_HDF5
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(file, ec)) continue;
+    try {
+      if (!is_hdf5_extension(extension_of(file)) && !is_hdf5(head_of(file))) continue;
+    } catch (const Error&) {
+      continue;  // unreadable: opening the input says so
+    }
+    for (const std::string& behind : hdf5_files_behind(file, dataset)) all.push_back(behind);
+#endif
+  }
+  return all;
+}
+
 std::unique_ptr<MatrixFile> open_matrix_file(const Comm& comm, const std::string& given_path,
                                              const FileHints& hints) {
   // Named variables, not a structured binding: lambdas below capture them.

@@ -114,7 +114,7 @@ struct Job {
   using Shape = std::function<spectral::ProblemShape(const io::MatrixFile&, const BlacsGrid&)>;
 
   /// `reads`: files and directories the run reads besides --config (never
-  /// replaced); `open` (collective) opens the input (--input, --generate, ...).
+  /// replaced; the driver adds the files HDF5 inputs among them link to); `open` (collective) opens the input (--input, --generate, ...).
   Job(std::string method, const OutputOptions& output, const LayoutOptions& layout,
       std::vector<std::string> reads, Opener open)
       : method(std::move(method)), output(&output), layout(&layout), reads(std::move(reads)),

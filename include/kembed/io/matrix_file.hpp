@@ -87,13 +87,21 @@ class MatrixFile {
 /// dataset path; any other path comes back whole with an empty dataset.
 std::pair<std::string, std::string> split_dataset(const std::string& path);
 
+/// Serial, best effort: `reads` (paths a run reads, "FILE.h5:/DATASET"
+/// allowed) with the files reached through them added: FILE itself for
+/// "FILE.h5:/DATASET", and for each HDF5 file the files its external links,
+/// virtual datasets and external storage lead to (hdf5_files_behind), so
+/// that an output check protects the data a run actually reads.
+std::vector<std::string> with_linked_files(const std::vector<std::string>& reads);
+
 /// Collective: opens `path` read-only and validates its shape. The format is
 /// chosen by extension (.npy, .bin, .h5/.hdf5 when built with HDF5, where
 /// "FILE.h5:/DATASET" also names the dataset; anything else is text, unless
 /// its first bytes say it is a compressed, archived or other binary file,
 /// which is refused with what it is and how to convert it); "-" is standard
-/// input (text, read by rank 0, "<stdin>" in messages), and a FIFO or
-/// character device is read to its end. Every error (missing file, bad
+/// input (text, read by rank 0, "<stdin>" in messages), and a FIFO is read
+/// to its end; a character or block device or a socket is refused by name
+/// before anything is read. Every error (missing file, bad
 /// header, ragged row, non-numeric cell with file:line:column, text options
 /// given for a .npy/.bin file, ...) is thrown as the same kembed::Error on all
 /// ranks. Notes about how a text file was read go to stderr on rank 0.
