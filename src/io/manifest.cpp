@@ -352,7 +352,13 @@ Json parse_manifest(const std::string& text, const std::string& path) {
   if (version == manifest.end() || !version->is_number() ||
       (*version != 1 && *version != kModelFormatVersion &&
        !(pca && *version == kPcaRowsModelFormatVersion)))
-    throw Error(path + ": unsupported model format version");
+    throw Error(path + ": unsupported model format version " +
+                (version == manifest.end() ? std::string("(none given)")
+                                           : version->dump(-1, ' ', false,
+                                                           Json::error_handler_t::replace)) +
+                "; this kembed reads versions 1 and " + std::to_string(kModelFormatVersion) +
+                " (and " + std::to_string(kPcaRowsModelFormatVersion) +
+                " for pca models): refit the model with this kembed");
   if (method != manifest.end() && !method->is_string())
     throw Error(path + ": manifest 'method' is not a string");
   const auto arrays = manifest.find("arrays");

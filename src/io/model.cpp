@@ -4,12 +4,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "kembed/core/error.hpp"
+#include "kembed/io/format_double.hpp"
 #include "kembed/io/npy_header.hpp"
 #include "kembed/io/npy_writer.hpp"
 #include "read_only_file.hpp"
@@ -217,6 +219,14 @@ std::vector<double> read_npy_vector(const std::string& path, const Json& entry,
     file.read_at(header.data_offset, narrow.data(), count * 4);
     std::copy(narrow.begin(), narrow.end(), values.begin());
   }
+  // Matrices go through the readers, which refuse non-finite values; a
+  // vector (means, eigenvalues, scales) is read here and must be checked here:
+  // one NaN would make every transformed point NaN.
+  for (std::size_t i = 0; i < values.size(); ++i)
+    if (!std::isfinite(values[i]))
+      throw Error(path + ": entry " + std::to_string(i + 1) + " of " +
+                  std::to_string(values.size()) + " (1-based) is " + format_double(values[i]) +
+                  ", not a finite number; the model is damaged");
   return values;
 }
 

@@ -1,6 +1,8 @@
 // A tampered model manifest, or a --config that is not an options file:
 // every rank exits with the same clear error naming the file and the field,
 // nothing is written, and the model is left as it was.
+#include <limits>
+
 #include "cli/cli_support.hpp"
 
 namespace {
@@ -111,5 +113,76 @@ TEST(ModelsCli, ConfigThatIsADirectory) {
     expect_agreed_error(r, {"cannot read config '" + dir.string() + "': is a directory"});
     EXPECT_FALSE(contains(r.err, "basic_filebuf")) << r.describe();
     EXPECT_FALSE(fs::exists(dir / "out"));
+  }
+}
+
+namespace {
+
+// Overwrites entry `index` (0-based) of the float64 vector in the .npy file
+// `path` with `value`: the data are the file's last 8 * length bytes.
+void poke_vector(const fs::path& path, std::size_t index, std::size_t length, double value) {
+  std::string bytes = read_file(path);
+  ASSERT_GE(bytes.size(), 8 * length);
+  std::memcpy(&bytes[bytes.size() - 8 * length + 8 * index], &value, 8);
+  write_file(path, bytes);
+}
+
+}  // namespace
+
+// A model vector holding NaN or infinity (kernel means, eigenvalues, PCA's
+// mean) used to give an embedding of NaN with exit 0; the load refuses it,
+// naming the file and the entry, on every rank.
+TEST(ModelsCli, NonFiniteModelVectorsAreAgreedErrorsNamingTheEntry) {
+  const fs::path dir = scratch_dir("models_nonfinite");
+  write_csv(dir / "train.csv", skewed_cloud(20, 3), "a,b,c");
+  const fs::path kpca = fit("kpca", dir / "train.csv", dir / "kpca") / "model";
+  const fs::path pca = fit("pca", dir / "train.csv", dir / "pca") / "model";
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  struct Case {
+    fs::path model;
+    std::string array;
+    std::size_t length, index;
+    double value;
+    std::string shown;
+  };
+  const std::vector<Case> cases = {
+      {kpca, "kernel_col_means", 20, 1, nan, "nan"},
+      {kpca, "eigenvalues", 2, 0, inf, "inf"},
+      {pca, "mean", 3, 2, -inf, "-inf"},
+  };
+  int counter = 0;
+  for (const auto& c : cases) {
+    const fs::path model = dir / ("tampered_" + std::to_string(counter++));
+    fs::copy(c.model, model);
+    poke_vector(model / (c.array + ".npy"), c.index, c.length, c.value);
+    const auto before = hashes(model);
+    for (int np : {1, 4}) {
+      const fs::path out = dir / "out";
+      const RunResult r =
+          run_kembed({"transform", "--model", model.string(), "--input",
+                      (dir / "train.csv").string(), "--output-dir", out.string()},
+                     np);
+      expect_agreed_error(r, {(model / (c.array + ".npy")).string() + ": entry " +
+                                  std::to_string(c.index + 1) + " of " +
+                                  std::to_string(c.length) + " (1-based) is " + c.shown +
+                                  ", not a finite number; the model is damaged"});
+      EXPECT_FALSE(fs::exists(out)) << r.describe();
+    }
+    EXPECT_EQ(hashes(model), before) << c.array;
+  }
+  // The version a model states, and the ones this kembed reads.
+  const fs::path future = dir / "future";
+  fs::copy(kpca, future);
+  Json manifest = Json::parse(read_file(future / "manifest.json"));
+  manifest["format_version"] = 9;
+  write_file(future / "manifest.json", manifest.dump(2));
+  for (int np : {1, 4}) {
+    const RunResult r = run_kembed({"transform", "--model", future.string(), "--input",
+                                    (dir / "train.csv").string(), "--output-dir",
+                                    (dir / "out").string()},
+                                   np);
+    expect_agreed_error(r, {"unsupported model format version 9; this kembed reads versions 1 "
+                            "and 3 (and 2 for pca models)"});
   }
 }

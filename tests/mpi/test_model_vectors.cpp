@@ -24,6 +24,11 @@ using kembed::test::caught;
 
 namespace {
 
+// What the format-version error says after the version it found.
+const std::string kVersionsRead =
+    "; this kembed reads versions 1 and 3 (and 2 for pca models): refit the model with this "
+    "kembed";
+
 std::string read_all(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
@@ -220,8 +225,10 @@ TEST(ModelVectors, ManifestChecksVectorsByVersion) {
             p + "field 'arrays.eigenvalues': expected shape (1, k) = (1, 1), found a vector of "
                 "length 1");
   // Version 2 is a pca layout only; 4 does not exist yet.
-  EXPECT_EQ(error_with(v1, "format_version", 2), p + "unsupported model format version");
-  EXPECT_EQ(error_with(v3, "format_version", 4), p + "unsupported model format version");
+  EXPECT_EQ(error_with(v1, "format_version", 2),
+            p + "unsupported model format version 2" + kVersionsRead);
+  EXPECT_EQ(error_with(v3, "format_version", 4),
+            p + "unsupported model format version 4" + kVersionsRead);
 
   // pca: version 2 (k x d components, 1 x d vectors) and 3 (1-D vectors).
   Json pca2 = {{"format", "kembed-model"},

@@ -15,6 +15,11 @@ using kembed::io::parse_manifest;
 
 namespace {
 
+// What the format-version error says after the version it found.
+const std::string kVersionsRead =
+    "; this kembed reads versions 1 and 3 (and 2 for pca models): refit the model with this "
+    "kembed";
+
 /// A manifest as ModelWriter::finish writes it, with `change` applied.
 std::string manifest(const std::string& key = "", const Json& value = nullptr) {
   Json m = {{"format", "kembed-model"},
@@ -177,9 +182,9 @@ TEST(Manifest, ExistingMessagesStay) {
             "M/manifest.json: not a kembed model manifest");
   EXPECT_EQ(error_of(manifest("format", nullptr)), "M/manifest.json: not a kembed model manifest");
   EXPECT_EQ(error_of(manifest("format_version", 2)),
-            "M/manifest.json: unsupported model format version");
+            "M/manifest.json: unsupported model format version 2" + kVersionsRead);
   EXPECT_EQ(error_of(manifest("format_version", nullptr)),
-            "M/manifest.json: unsupported model format version");
+            "M/manifest.json: unsupported model format version null" + kVersionsRead);
   EXPECT_EQ(error_of(manifest("arrays", nullptr)), "M/manifest.json: manifest lists no arrays");
   EXPECT_EQ(error_of(manifest("arrays", Json::array({"X.npy"}))),
             "M/manifest.json: manifest lists no arrays");
@@ -190,11 +195,11 @@ TEST(Manifest, ExistingMessagesStay) {
 TEST(Manifest, WrongTypesAreErrorsNotJsonExceptions) {
   EXPECT_EQ(error_of(manifest("format", 7)), "M/manifest.json: not a kembed model manifest");
   EXPECT_EQ(error_of(manifest("format_version", "1")),
-            "M/manifest.json: unsupported model format version");
+            "M/manifest.json: unsupported model format version \"1\"" + kVersionsRead);
   EXPECT_EQ(error_of(manifest("format_version", 1e300)),
-            "M/manifest.json: unsupported model format version");
+            "M/manifest.json: unsupported model format version 1e+300" + kVersionsRead);
   EXPECT_EQ(error_of(manifest("format_version", 1.5)),
-            "M/manifest.json: unsupported model format version");
+            "M/manifest.json: unsupported model format version 1.5" + kVersionsRead);
   EXPECT_EQ(error_of(manifest("method", Json::array({"kpca"}))),
             "M/manifest.json: manifest 'method' is not a string");
   EXPECT_EQ(error_of(manifest("arrays", {{"X", "X.npy"}})),
@@ -385,10 +390,12 @@ TEST(Manifest, PcaFormatTwoHoldsAxesAsRowsAndNames) {
             p + "'feature_names': expected an array of d = 3 strings, found [\"a\",\"b\"]");
   EXPECT_EQ(tampered(v2, "feature_names", Json::array({"a", 2, "c"})),
             p + "'feature_names': entry 2: expected a string, found 2");
-  EXPECT_EQ(tampered(v2, "format_version", 4), "M/manifest.json: unsupported model format version");
+  EXPECT_EQ(tampered(v2, "format_version", 4),
+            "M/manifest.json: unsupported model format version 4" + kVersionsRead);
   Json kpca2 = kpca_poly();
   kpca2["format_version"] = 2;
-  EXPECT_EQ(error_of(kpca2.dump()), "M/manifest.json: unsupported model format version");
+  EXPECT_EQ(error_of(kpca2.dump()),
+            "M/manifest.json: unsupported model format version 2" + kVersionsRead);
 }
 
 // The accessors the readers use: after parse_manifest, reads of the checked

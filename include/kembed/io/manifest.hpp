@@ -94,8 +94,11 @@ class ManifestFields {
 /// Format (every manifest):
 ///   PATH: not a valid model manifest: invalid JSON at line L, column C: ...
 ///   PATH: not a kembed model manifest          ("format" is not kModelFormat)
-///   PATH: unsupported model format version     ("format_version" is not 1
-///                                               or 3, or 2 for a pca model)
+///   PATH: unsupported model format version V; this kembed reads versions 1
+///         and 3 (and 2 for pca models): refit the model with this kembed
+///                                              ("format_version" is not 1
+///                                               or 3, or 2 for a pca model;
+///                                               V is "(none given)" when absent)
 ///   PATH: manifest 'method' is not a string
 ///   PATH: manifest lists no arrays              ("arrays" is not an object)
 ///   PATH: array 'NAME' has no file name
