@@ -29,6 +29,26 @@ std::string solver_name(Solver solver) {
   return "?";
 }
 
+std::string krylov_failure(const KrylovResult& r, double tol) {
+  char text[400];
+  const double worst =
+      r.residuals.empty() ? 0.0 : *std::max_element(r.residuals.begin(), r.residuals.end());
+  if (r.broke_down && !r.cycle_residuals.empty()) {
+    const double smallest = *std::min_element(r.cycle_residuals.begin(), r.cycle_residuals.end());
+    std::snprintf(text, sizeof text,
+                  "krylov broke down in cycle %d: its worst relative residual rose from %.3g to "
+                  "%.3g (above 1, or growing, means the Krylov basis no longer represents the "
+                  "matrix, as with a rank-deficient or highly degenerate spectrum), so it was "
+                  "stopped before reaching --tol %.3g",
+                  r.cycles, smallest, r.cycle_residuals.back(), tol);
+  } else {
+    std::snprintf(text, sizeof text,
+                  "krylov did not reach --tol %.3g in %d cycles (worst relative residual %.3g)",
+                  tol, r.cycles, worst);
+  }
+  return text;
+}
+
 Solver resolve_solver(Solver solver, std::int64_t n, int k, const KrylovSettings& krylov) {
   if (solver != Solver::automatic) return solver;
   // The benchmark (bench/solvers.sh, README) shows krylov far ahead of every
@@ -49,13 +69,8 @@ Eigenpairs top_eigenpairs(DistMatrix& a, int k, Solver solver, const KrylovSetti
       return Eigenpairs{r.values,  std::move(r.vectors), {},
                         true,      Solver::krylov,       {},
                         r.cycles,  r.matvecs,            std::move(r.residual_norms)};
-    char worst[32];
-    std::snprintf(worst, sizeof worst, "%.3g",
-                  *std::max_element(r.residuals.begin(), r.residuals.end()));
     Eigenpairs result = top_eigenpairs(a, k, Solver::evr);
-    result.note = "krylov did not reach --tol " + std::to_string(krylov.tol) + " in " +
-                  std::to_string(r.cycles) + " cycles (worst relative residual " + worst +
-                  "); fell back to evr";
+    result.note = krylov_failure(r, krylov.tol) + "; fell back to evr";
     return result;
   }
   if (solver == Solver::elpa && a.storage() != Storage::full)
@@ -115,9 +130,8 @@ Eigenpairs top_eigenpairs(SingleMatrix& a, int k, Solver solver, const KrylovSet
                     krylov.tol, worst);
     else
       std::snprintf(text, sizeof text,
-                    "krylov did not reach --tol %.3g in %d cycles with single-precision storage "
-                    "(worst relative residual %.3g); raise --tol, or use --precision double",
-                    krylov.tol, r.cycles, worst);
+                    "%s with single-precision storage; raise --tol, or use --precision double",
+                    krylov_failure(r, krylov.tol).c_str());
     throw Error(text);
   }
   return Eigenpairs{r.values, std::move(r.vectors), {}, true, Solver::krylov, {}, r.cycles,

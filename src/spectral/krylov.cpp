@@ -39,6 +39,16 @@ int krylov_block_width(int k, const KrylovSettings& s) {
   return s.block > 0 ? s.block : std::max(k + std::max(4, k / 4), 24);
 }
 
+bool krylov_broke_down(const std::vector<double>& history) {
+  const std::size_t c = history.size();
+  if (c >= 2 && history[c - 1] > 1 && history[c - 2] > 1) return true;
+  if (c < std::size_t(kKrylovGrowthCycles) + 1) return false;
+  for (std::size_t i = c - kKrylovGrowthCycles; i < c; ++i)
+    if (!(history[i] > history[i - 1])) return false;
+  const double smallest = *std::min_element(history.begin(), history.end());
+  return history[c - 1] > 4 * smallest;
+}
+
 int krylov_depth(int b, const KrylovSettings& s, std::int64_t n) {
   if (s.depth > 0) return s.depth;
   // Deeper cycles need fewer passes for the same residual (bench/passes.sh:
@@ -98,8 +108,8 @@ class BlockKrylov {
     fill_random(0, b_, 0);
     orthonormalize(0, b_, nullptr);
     int last = 0, top = b_;  // the basis is V[:, 0:top), its newest block V[:, last:top)
-    for (int cycle = 1;
-         cycle <= settings_.max_cycles && !result.converged && !result.at_precision_floor;
+    for (int cycle = 1; cycle <= settings_.max_cycles && !result.converged &&
+                        !result.at_precision_floor && !result.broke_down;
          ++cycle) {
       result.cycles = cycle;
       // Extend the basis one block at a time. --tol is tested after every
@@ -366,6 +376,16 @@ class BlockKrylov {
     }
     if (!restart && !multiplied && converged < k_) return false;
     if (settings_.progress) settings_.progress(result.cycles, converged, k_, worst);
+    if (converged < k_) {
+      // Every rank holds the same residuals (reduced), so all stop alike.
+      result.cycle_residuals.push_back(worst);
+      if (krylov_broke_down(result.cycle_residuals)) {
+        result.broke_down = true;
+        if (!multiplied) ritz_vectors();
+        for (int j = 0; j < b_; ++j) std::copy_n(y_.col(j), rows, v_.col(j));
+        return false;
+      }
+    }
     if (!multiplied) ritz_vectors();
     for (int j = 0; j < b_; ++j) std::copy_n(y_.col(j), rows, v_.col(j));
     if (converged == k_) return true;

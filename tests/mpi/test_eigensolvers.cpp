@@ -450,3 +450,80 @@ TEST(Krylov, ResidualsMatchTheMatrixOnEveryPath) {
     }
   }
 }
+
+namespace {
+
+// The spectrum of MCA's S S^T for 600 individuals and three variables, one
+// with a level per individual (the reliability report's case), scaled down:
+// five distinct top values, then 1/3 repeated n - 6 times, then 0. A block
+// Krylov space of such a matrix has few new directions per block (one per
+// distinct eigenvalue and starting vector), and the iteration used to run
+// its 300 cycles with the worst residual climbing from 0.7 to 57.
+std::vector<double> degenerate_spectrum(int n) {
+  std::vector<double> lambda(n, 1.0 / 3);
+  lambda[0] = 0;
+  const double top[] = {0.64129784, 0.65943989, 0.66666667, 0.67389344, 0.69203549};
+  for (int t = 0; t < 5; ++t) lambda[n - 5 + t] = top[t];
+  return lambda;
+}
+
+}  // namespace
+
+TEST(Krylov, BreakdownIsTheWorstResidualAboveOneTwiceOrGrowingFourTimes) {
+  EXPECT_FALSE(krylov_broke_down({0.7}));
+  EXPECT_FALSE(krylov_broke_down({0.7, 3.6}));           // one cycle above 1
+  EXPECT_TRUE(krylov_broke_down({0.7, 3.6, 4.7}));       // above 1 twice
+  EXPECT_TRUE(krylov_broke_down({1.5, 1.2}));
+  EXPECT_FALSE(krylov_broke_down({0.9, 1.2, 0.8}));    // one cycle above 1
+  // Slow convergence and small wobbles are not a breakdown.
+  EXPECT_FALSE(krylov_broke_down({1e-1, 5e-2, 2e-2, 1e-2, 5e-3, 2e-3}));
+  EXPECT_FALSE(krylov_broke_down({1e-3, 2e-3, 1.5e-3, 2.5e-3, 1.2e-3}));
+  // Four rises in a row that end below 4 times the smallest: stagnation.
+  EXPECT_FALSE(krylov_broke_down({1e-3, 1.1e-3, 1.2e-3, 1.3e-3, 1.4e-3}));
+  // Four rises in a row to more than 4 times the smallest.
+  EXPECT_TRUE(krylov_broke_down({1e-3, 2e-3, 4e-3, 8e-3, 1.6e-2}));
+}
+
+TEST(Krylov, BreakdownOnADegenerateRankDeficientSpectrumIsCaughtEarlyAndEvrSolvesIt) {
+  const Comm world = Comm::world();
+  const int n = 240, k = 2;
+  const std::vector<double> lambda = degenerate_spectrum(n);
+  const auto a = with_spectrum(lambda, 23);
+  test::Dense q_exact;
+  const std::vector<double> exact = test::serial_eigh(a, q_exact);  // ascending
+  for (auto [p, q] : grid_shapes(world.size())) {
+    const std::string what = std::to_string(p) + "x" + std::to_string(q);
+    BlacsGrid grid(world, p, q);
+    DistMatrix m(grid, n, n, 16, 16);
+    m.scatter_from_root(a.a);
+    KrylovSettings settings;  // the defaults a fit uses
+    const KrylovResult r = krylov_top_eigenpairs(m, k, settings);
+    if (r.converged) {
+      // A converged run must be right; then there is no breakdown to detect.
+      for (int j = 0; j < k; ++j) EXPECT_NEAR(r.values[j], exact[n - 1 - j], 1e-12) << what;
+    } else {
+      EXPECT_TRUE(r.broke_down) << what << ": " << r.cycles << " cycles";
+      EXPECT_LE(r.cycles, 2 + kKrylovGrowthCycles) << what;
+    }
+    Eigenpairs pairs = top_eigenpairs(m, k, Solver::krylov, settings);
+    if (pairs.used != Solver::krylov) {
+      EXPECT_EQ(pairs.used, Solver::evr) << what;
+      EXPECT_NE(pairs.note.find("krylov broke down in cycle"), std::string::npos) << pairs.note;
+      EXPECT_NE(pairs.note.find("--tol 1e-12"), std::string::npos) << pairs.note;
+      EXPECT_NE(pairs.note.find("fell back to evr"), std::string::npos) << pairs.note;
+    }
+    // Against serial LAPACK: the values, and the top-2 invariant subspace
+    // (gaps 0.018 and 0.007 to the next eigenvalues).
+    for (int j = 0; j < k; ++j) EXPECT_NEAR(pairs.values[j], exact[n - 1 - j], 1e-12) << what;
+    const auto v = pairs.vectors.gather_to_root();
+    if (world.is_root()) {
+      std::vector<double> top(std::size_t(n) * k);
+      for (int t = 0; t < k; ++t)
+        for (int i = 0; i < n; ++i) top[t * n + i] = q_exact(i, n - 1 - t);
+      const auto p1 = projector(v, n, k), p2 = projector(top, n, k);
+      double diff = 0;
+      for (std::size_t i = 0; i < p1.size(); ++i) diff = std::max(diff, std::abs(p1[i] - p2[i]));
+      EXPECT_LT(diff, 1e-9) << what;
+    }
+  }
+}

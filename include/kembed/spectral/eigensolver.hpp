@@ -26,6 +26,13 @@ std::string solver_name(Solver solver);
 Solver resolve_solver(Solver solver, std::int64_t n, int k,
                       const KrylovSettings& krylov = KrylovSettings{});
 
+/// What happened to a krylov run that did not converge, for notes and errors:
+///   krylov did not reach --tol T in C cycles (worst relative residual R)
+///   krylov broke down in cycle C: its worst relative residual rose from A to
+///   B (...), so it was stopped before reaching --tol T
+/// (numbers as %.3g).
+std::string krylov_failure(const KrylovResult& r, double tol);
+
 /// Relative residual above which a fit rejects an eigenpair as wrong (a guard
 /// against a solver that reports success with a bad result).
 inline constexpr double kResidualLimit = 1e-6;

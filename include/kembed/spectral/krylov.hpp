@@ -57,7 +57,27 @@ struct KrylovResult {
   /// Single precision only: the relation met tol and the products did not,
   /// and a further cycle did not halve their residual (float's round-off).
   bool at_precision_floor = false;
+  /// The iteration broke down and was stopped (see krylov_broke_down): the
+  /// worst relative residual stayed above 1 for two cycles, or rose over
+  /// kKrylovGrowthCycles cycles to more than 4 times its smallest value.
+  bool broke_down = false;
+  /// Worst relative residual at the end of every cycle, in order.
+  std::vector<double> cycle_residuals;
 };
+
+/// Cycles of uninterrupted growth of the worst residual that count as a breakdown.
+inline constexpr int kKrylovGrowthCycles = 4;
+
+/// Whether the worst relative residuals at the ends of the cycles so far
+/// (`history`) show a breakdown rather than slow convergence. For a unit
+/// Ritz vector y with Ritz value theta, ||A y - theta y|| <= ||A||, and the
+/// estimate of ||A|| is the largest |Ritz value|: a residual above 1 in two
+/// consecutive cycles means the basis no longer represents A (it lost
+/// orthogonality or its relation A V = V T + ...), as a rank-deficient or
+/// highly degenerate spectrum can cause; so does a residual that grows for
+/// kKrylovGrowthCycles cycles to more than 4 times its smallest value, where
+/// a working restart makes it fall.
+bool krylov_broke_down(const std::vector<double>& history);
 
 /// Block width b for k wanted pairs: the setting, or max(k + max(4, k/4), 24).
 int krylov_block_width(int k, const KrylovSettings& settings);
