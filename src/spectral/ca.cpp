@@ -261,8 +261,9 @@ CaResult fit_ca(DistMatrix& table, const CaSettings& settings, const std::string
     const int available = f.total.value_or(f.positive);
     return source + ": dimension " + std::to_string(f.positive + 1) + " has principal inertia " +
            number(f.value) + ", numerically zero; the table has " + (f.total ? "" : "at most ") +
-           std::to_string(available) + " dimensions of positive inertia; use --components " +
-           std::to_string(std::max(available, 1)) + " or fewer";
+           std::to_string(available) + " dimensions of positive inertia" +
+           (available > 0 ? "; use --components " + std::to_string(available) + " or fewer"
+                          : ": every profile equals the average one, so no dimension exists");
   };
   request.keep_copy = true;  // min(I, J)^2 is at most I x J: cheaper than a second product
   request.fix_signs = false;  // the convention belongs to the row standard coordinates

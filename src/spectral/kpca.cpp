@@ -64,11 +64,17 @@ SpectralRequest kpca_request(const KpcaSettings& settings) {
   const int k = settings.components;
   SpectralRequest request{k, settings.solver, settings.krylov};
   request.too_few_positive = [k](const PositiveShortfall& s) {
+    const int available = s.total.value_or(s.positive);
+    // With none positive there is no smaller --components to suggest.
+    const std::string advice =
+        available > 0 ? "; use --components " + std::to_string(available) + " or fewer"
+                      : "; no component exists: the centered kernel is zero to round-off (all "
+                        "samples alike under this kernel: identical rows, or a --gamma so small "
+                        "or so large that every pair gets the same value)";
     return "--components " + std::to_string(k) + " asks for more components than the " +
-           std::to_string(s.total.value_or(s.positive)) +
-           " positive eigenvalues of the centered kernel matrix (eigenvalue " +
-           std::to_string(s.positive + 1) + " is " + std::to_string(s.value) +
-           "); use --components " + std::to_string(std::max(s.positive, 1)) + " or fewer";
+           std::to_string(available) + " positive eigenvalues of the centered kernel matrix " +
+           "(eigenvalue " + std::to_string(s.positive + 1) + " is " + io::format_double(s.value) +
+           ")" + advice;
   };
   return request;
 }

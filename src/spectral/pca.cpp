@@ -242,8 +242,10 @@ PcaResult fit_pca(io::MatrixFile& file, const BlacsGrid& grid, const PcaSettings
       return "component " + std::to_string(f.positive + 1) + " has explained variance " +
              io::format_double(f.value) + ", numerically zero; " + (gram ? "the Gram route" : "--whiten") +
              " needs positive variances and the data have " + (f.total ? "" : "at most ") +
-             std::to_string(available) + " such directions; use --components " +
-             std::to_string(std::max(available, 1)) + " or fewer";
+             std::to_string(available) + " such directions" +
+             (available > 0 ? "; use --components " + std::to_string(available) + " or fewer"
+                            : ": every sample is the same after centering, so no component "
+                              "exists");
     };
   request.keep_copy = true;  // m x m is at most n x d: cheaper than a second product
   request.fix_signs = gram;  // the covariance route signs the embedding Xc U instead

@@ -100,6 +100,11 @@ TEST(EdgeCases, TinyGammaMakesTheKernelAllOnesAndFitsFailClearly) {
     const std::string error = fit_error(*file, grid, KernelType::rbf, 1e-20, 2, solver);
     EXPECT_NE(error.find("more components than the 0 positive eigenvalues"), std::string::npos)
         << solver_name(solver) << ": " << error;
+    // With none positive, fewer components cannot help: the message must not
+    // advise "--components 1 or fewer", but say why none exists.
+    EXPECT_EQ(error.find("or fewer"), std::string::npos) << solver_name(solver) << ": " << error;
+    EXPECT_NE(error.find("no component exists"), std::string::npos)
+        << solver_name(solver) << ": " << error;
   }
 }
 
