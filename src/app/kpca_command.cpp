@@ -7,10 +7,12 @@
 #include "kembed/approx/nystrom.hpp"
 #include "kembed/core/error.hpp"
 #include "kembed/io/csv_writer.hpp"
+#include "kembed/io/format_double.hpp"
 #include "kembed/io/model.hpp"
 #include "kembed/spectral/inverse_map.hpp"
 #include "kembed/spectral/kpca.hpp"
 #include "kembed/spectral/kpca_transform.hpp"
+#include "kembed/spectral/memory_plan.hpp"
 
 namespace kembed::app {
 
@@ -54,7 +56,9 @@ struct InverseOptions {
   }
   explicit InverseOptions(const po::variables_map& vm)
       : fit(vm["fit-inverse"].as<bool>()), alpha(vm["alpha"].as<double>()) {
-    if (fit && !(alpha > 0)) throw Error("--alpha must be positive, got " + std::to_string(alpha));
+    if (fit && !(alpha > 0)) throw Error("--alpha must be positive, got " + io::format_double(alpha));
+    if (!fit && !vm["alpha"].defaulted())
+      throw Error("--alpha applies to --fit-inverse (the regularization of the pre-image map)");
   }
 };
 
@@ -100,19 +104,13 @@ struct ApproxOptions {
       throw Error("--landmarks, --landmark-selection, --landmark-rcond and --panel-rows apply to "
                   "--approx nystrom only");
     if (!nystrom) return;
-    landmarks = vm["landmarks"].as<std::int64_t>();
-    if (landmarks < 1) throw Error("--landmarks must be at least 1, got " + std::to_string(landmarks));
-    selection = approx::parse_landmark_selection(vm["landmark-selection"].as<std::string>());
-    rcond = vm["landmark-rcond"].as<double>();
-    if (!(rcond >= 0 && rcond < 1))
-      throw Error("--landmark-rcond must be in [0, 1), got " + std::to_string(rcond));
-    if (vm.count("panel-rows")) {
-      panel_rows = vm["panel-rows"].as<std::int64_t>();
-      if (panel_rows < 1) throw Error("--panel-rows must be at least 1");
-    }
-    const std::int64_t s = vm["seed"].as<std::int64_t>();
-    if (s < 0) throw Error("--seed must be at least 0");
-    seed = static_cast<std::uint64_t>(s);
+    refuse_exact_only_options(vm, "--approx nystrom");
+    const approx::NystromSettings s = nystrom_options(vm);
+    landmarks = s.landmarks;
+    selection = s.selection;
+    rcond = s.rcond;
+    panel_rows = s.panel_rows;
+    seed = s.seed;
   }
 };
 
@@ -162,7 +160,8 @@ void save_nystrom_model(Run& run, const approx::NystromResult& r) {
 }
 
 // The Nystrom branch of kpca: fit, write, report.
-void run_nystrom(Run& run, const ApproxOptions& approx_options, const Kernel& kernel, int k) {
+void run_nystrom(Run& run, const ApproxOptions& approx_options, const Kernel& kernel, int k,
+                 double max_memory_per_rank) {
   const Comm& world = run.world();
   approx::NystromSettings settings;
   settings.kernel = kernel;
@@ -172,6 +171,7 @@ void run_nystrom(Run& run, const ApproxOptions& approx_options, const Kernel& ke
   settings.seed = approx_options.seed;
   settings.rcond = approx_options.rcond;
   settings.panel_rows = approx_options.panel_rows;
+  settings.max_memory_per_rank = max_memory_per_rank;
   const approx::NystromResult result =
       approx::fit_nystrom(run.input(), world, settings, run.timer());
 
@@ -219,6 +219,7 @@ void run_nystrom(Run& run, const ApproxOptions& approx_options, const Kernel& ke
   double estimate = 0;
   for (const auto& item : items) estimate += item.second;
   report["memory_estimate_bytes_per_rank"] = estimate;
+  report["memory_limit_bytes_per_rank"] = result.memory_limit;
   run.summary = "n = " + std::to_string(n) + ", k = " + std::to_string(k) + ", Nystrom with " +
                 std::to_string(result.model.m) + " landmarks (" +
                 std::to_string(result.dropped) + " directions dropped), " +
@@ -298,6 +299,34 @@ Projection project_nystrom(const io::Model& model, io::MatrixFile& points, const
 
 }  // namespace
 
+approx::NystromSettings nystrom_options(const po::variables_map& vm) {
+  approx::NystromSettings s;
+  if (!vm.count("landmarks")) throw Error("--approx nystrom needs --landmarks M");
+  s.landmarks = vm["landmarks"].as<std::int64_t>();
+  if (s.landmarks < 1)
+    throw Error("--landmarks must be at least 1, got " + std::to_string(s.landmarks));
+  if (vm.count("landmark-selection"))
+    s.selection = approx::parse_landmark_selection(vm["landmark-selection"].as<std::string>());
+  if (vm.count("landmark-rcond")) {
+    s.rcond = vm["landmark-rcond"].as<double>();
+    if (!(s.rcond >= 0 && s.rcond < 1))
+      throw Error("--landmark-rcond must be in [0, 1), got " + io::format_double(s.rcond));
+  }
+  if (vm.count("panel-rows")) {
+    s.panel_rows = vm["panel-rows"].as<std::int64_t>();
+    if (s.panel_rows < 1)
+      throw Error("--panel-rows must be at least 1, got " + std::to_string(s.panel_rows));
+  }
+  if (vm.count("seed")) {
+    const std::int64_t seed = vm["seed"].as<std::int64_t>();
+    if (seed < 0) throw Error("--seed must be at least 0");
+    s.seed = static_cast<std::uint64_t>(seed);
+  }
+  if (vm.count("max-memory-per-rank"))
+    s.max_memory_per_rank = parse_bytes(vm["max-memory-per-rank"].as<std::string>());
+  return s;
+}
+
 po::options_description kpca_options() {
   po::options_description all;
   all.add(InputOptions::description("data file (.csv/.tsv/.txt, .npy, .bin), or the kernel "
@@ -366,7 +395,8 @@ void run_kpca(const po::variables_map& vm, const Comm& world) {
     return shape;
   });
   drive(vm, world, job, [&](Run& run) {
-    if (approx_options.nystrom) return run_nystrom(run, approx_options, kernel.kernel, k);
+    if (approx_options.nystrom)
+      return run_nystrom(run, approx_options, kernel.kernel, k, solve.max_memory_per_rank);
     const int nb = run.use_block_size_for(run.input().rows());
     KpcaSettings settings = settings_for(nb);
     settings.krylov = run.krylov(solve);

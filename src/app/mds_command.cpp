@@ -220,6 +220,7 @@ void run_landmark_mds(const po::variables_map& vm, const Comm& world, const MdsI
   if (solve.dry_run)
     throw Error("--dry-run plans the exact n x n fit; for --approx landmark use "
                 "kembed plan mds --approx landmark --landmarks M");
+  refuse_exact_only_options(vm, "--approx landmark");
   const int k = solve.components;
   std::vector<std::string> reads = {in.points ? in.points->input : in.to_landmarks};
   if (!in.among_landmarks.empty()) reads.push_back(in.among_landmarks);
@@ -230,6 +231,7 @@ void run_landmark_mds(const po::variables_map& vm, const Comm& world, const MdsI
     settings.landmarks = in.landmarks;
     settings.seed = solve.krylov.seed;
     settings.stress_pairs = in.stress_pairs;
+    settings.max_memory_per_rank = solve.max_memory_per_rank;
     approx::LandmarkMdsResult r;
     if (in.points) {
       r = approx::landmark_mds_points(run.input(), *in.metric, settings, world, run.timer());
@@ -303,6 +305,7 @@ void run_landmark_mds(const po::variables_map& vm, const Comm& world, const MdsI
     report["zero_eigenvalue_threshold"] = r.zero_threshold;
     report["solver_used"] = "LAPACK dsyevd on the M x M B_L (rank 0, broadcast)";
     report["memory_estimate_bytes_per_rank"] = r.memory_estimate;
+    report["memory_limit_bytes_per_rank"] = r.memory_limit;
     std::vector<long long> peak =
         world.allgatherv(std::vector<long long>{static_cast<long long>(peak_rss_bytes())});
     report["peak_memory_bytes_per_rank"] = peak;

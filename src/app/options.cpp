@@ -196,6 +196,11 @@ SolveOptions::SolveOptions(const po::variables_map& vm) : layout(vm) {
   solver = parse_solver(get<std::string>(vm, "solver"));
   krylov.tol = get<double>(vm, "tol");
   if (!(krylov.tol > 0 && krylov.tol < 1)) throw Error("--tol must be in (0, 1)");
+  // --tol is the krylov solver's stopping test; the dense solvers never read it.
+  if (!vm["tol"].defaulted() && solver != Solver::automatic && solver != Solver::krylov)
+    throw Error("--tol applies to the krylov solver; --solver " + solver_name(solver) +
+                " computes its eigenpairs to working precision (leave out --tol, or use "
+                "--solver krylov)");
   if (vm.count("max-memory-per-rank"))
     max_memory_per_rank = parse_bytes(get<std::string>(vm, "max-memory-per-rank"));
   dry_run = get<bool>(vm, "dry-run");
@@ -297,6 +302,46 @@ KernelOptions::KernelOptions(const po::variables_map& vm) {
   if (kernel.degree < 1) throw Error("--degree must be at least 1");
   kernel.coef0 = get<double>(vm, "coef0");
   if (!std::isfinite(kernel.coef0)) throw Error("--coef0 must be finite");
+  // A parameter the kernel does not read would be silently ignored.
+  const std::string name = get<std::string>(vm, "kernel");
+  if (vm.count("gamma") && !kernel.uses_gamma())
+    throw Error("--gamma applies to the rbf, laplacian, poly and sigmoid kernels, not to --kernel " +
+                name);
+  if (!vm["degree"].defaulted() && kernel.type != KernelType::poly)
+    throw Error("--degree applies to the poly kernel, not to --kernel " + name);
+  if (!vm["coef0"].defaulted() && kernel.type != KernelType::poly &&
+      kernel.type != KernelType::sigmoid)
+    throw Error("--coef0 applies to the poly and sigmoid kernels, not to --kernel " + name);
+}
+
+void refuse_seed_without_generate(const po::variables_map& vm, const std::string& command) {
+  if (vm.count("seed") && !vm["seed"].defaulted() && !vm.count("generate"))
+    throw Error("--seed seeds --generate, and kembed " + command +
+                " has nothing else to seed (leave it out)");
+}
+
+void refuse_exact_only_options(const po::variables_map& vm, const std::string& approx) {
+  // Options of the n x n decomposition that the approximate tier does not
+  // read: each would be accepted and do nothing.
+  const auto given = [&](const char* key) {
+    if (!vm.count(key) || vm[key].defaulted()) return false;
+    // --solver auto and --storage auto ask for nothing.
+    const auto* text = boost::any_cast<std::string>(&vm[key].value());
+    return !(text && *text == "auto");
+  };
+  const std::string why = " applies to the exact n x n decomposition; " + approx +
+                          " solves a landmarks x landmarks problem with LAPACK on one rank "
+                          "(leave it out)";
+  for (const char* key : {"solver", "tol", "grid", "block-size"})
+    if (given(key)) throw Error("--" + std::string(key) + why);
+  if (given("storage")) throw Error("--storage" + why);
+}
+
+void refuse_table_format(const OutputOptions& output, const std::string& method,
+                         const std::string& tables) {
+  if (output.table_format == TableFormat::csv) return;
+  throw Error("--output-format " + extension(output.table_format).substr(1) + ": " + method +
+              " writes " + tables + " as labelled CSV only (leave out --output-format)");
 }
 
 }  // namespace kembed::app

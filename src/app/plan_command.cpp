@@ -5,12 +5,15 @@
 #include <limits>
 
 #include "kembed/app/options.hpp"
+#include "kembed/app/kpca_command.hpp"
 #include "kembed/app/pca_command.hpp"
 #include "kembed/app/run_report.hpp"
 #include "kembed/approx/landmark_mds.hpp"
 #include "kembed/approx/nystrom.hpp"
 #include "kembed/core/error.hpp"
+#include "kembed/spectral/isomap.hpp"
 #include "kembed/spectral/kpca.hpp"
+#include "kembed/spectral/laplacian_eigenmaps.hpp"
 #include "kembed/spectral/mds.hpp"
 #include "kembed/spectral/memory_plan.hpp"
 #include "kembed/spectral/pca.hpp"
@@ -23,62 +26,97 @@ using namespace kembed::kernel;
 
 namespace {
 
-// kpca --approx nystrom: O(m^2 + panel) per rank instead of the n x n matrix.
+// The last line of every plan: "available per rank: X (fits)", or the
+// shortfall (how much is needed, and what would fit).
+std::string verdict(double available, const std::string& shortfall) {
+  return "available per rank: " + human_bytes(available) +
+         (shortfall.empty() ? " (fits)" : "\n" + shortfall);
+}
+
+// kpca --approx nystrom: O(m^2 + panel) per rank instead of the n x n matrix,
+// checked by the run's own code (nystrom_options, check_nystrom_request,
+// nystrom_memory) before anything is printed.
 void plan_nystrom(const po::variables_map& vm, const Comm& world, std::int64_t n, std::int64_t d,
-                  int k, int ranks) {
+                  int k, int ranks, double available) {
   if (vm["method"].as<std::string>() != "kpca" || vm["approx"].as<std::string>() != "nystrom")
     throw Error("--approx: kembed plan kpca --approx nystrom or kembed plan mds --approx landmark");
-  if (!vm.count("landmarks")) throw Error("--approx nystrom needs --landmarks M");
-  if (d < 1) throw Error("--approx nystrom needs the samples: give --cols D (not a precomputed kernel)");
-  const std::int64_t m = vm["landmarks"].as<std::int64_t>();
-  if (m < k || m > n)
-    throw Error("--landmarks " + std::to_string(m) + " must be between --components " +
-                std::to_string(k) + " and n = " + std::to_string(n));
-  const std::int64_t panel = vm.count("panel-rows") ? vm["panel-rows"].as<std::int64_t>() : 0;
-  const auto selection =
-      approx::parse_landmark_selection(vm["landmark-selection"].as<std::string>());
-  double total = 0;
+  refuse_exact_only_options(vm, "--approx nystrom");
+  approx::NystromSettings settings = nystrom_options(vm);
+  settings.components = k;
+  settings.kernel.type = kernel::Kernel::parse(vm["kernel"].as<std::string>());
+  approx::check_nystrom_request(n, d, settings, "the planned input");
+  const std::int64_t m = settings.landmarks;
   std::string text = "kembed plan kpca --approx nystrom: n = " + std::to_string(n) + ", d = " +
                      std::to_string(d) + ", M = " + std::to_string(m) + ", k = " +
                      std::to_string(k) + ", " + std::to_string(ranks) +
                      " ranks\nestimated memory of the busiest rank:\n";
   for (const auto& [what, bytes] :
-       approx::nystrom_memory(n, d, m, k, ranks, panel, selection)) {
+       approx::nystrom_memory(n, d, m, k, ranks, settings.panel_rows, settings.selection))
     text += "  " + human_bytes(bytes) + "  " + what + "\n";
-    total += bytes;
-  }
-  text += "  total " + human_bytes(total);
-  const double available = vm.count("max-memory-per-rank")
-                               ? parse_bytes(vm["max-memory-per-rank"].as<std::string>())
-                               : available_memory_per_rank(world) * world.size() / ranks;
-  text += " of " + human_bytes(available) + " per rank" +
-          (total > available ? ": does NOT fit" : ": fits");
+  const auto bytes_for = [&](int p) {
+    return approx::nystrom_memory_total(n, d, m, k, p, settings.panel_rows, settings.selection);
+  };
+  text += "  total " + human_bytes(bytes_for(ranks)) + "\n" +
+          verdict(available, streamed_shortfall(bytes_for, ranks, available));
   say(world, false, text);
 }
 
-// mds --approx landmark: O(M^2 + panel) per rank, no n x n matrix.
+// mds --approx landmark: O(M^2 + panel) per rank, no n x n matrix; checked by
+// the run's own code (check_landmark_request, landmark_mds_memory).
 void plan_landmark_mds(const po::variables_map& vm, const Comm& world, std::int64_t n,
-                       std::int64_t d, int ranks) {
+                       std::int64_t d, int ranks, double available) {
   const std::string approx = vm["approx"].as<std::string>();
   if (approx != "landmark")
     throw Error("unknown --approx '" + approx + "' for mds (expected landmark)");
-  if (!vm.count("landmarks")) throw Error("--approx landmark needs --landmarks M");
+  refuse_exact_only_options(vm, "--approx landmark");
+  if (!vm.count("landmarks")) throw Error("--approx landmark needs --landmarks M (the number of landmarks)");
   const std::int64_t m = vm["landmarks"].as<std::int64_t>();
   const int k = vm["components"].as<int>();
-  if (m < k + 1 || m > n)
-    throw Error("--landmarks " + std::to_string(m) + " must be at least --components + 1 = " +
-                std::to_string(k + 1) + " and at most the number of points (" +
-                std::to_string(n) + ")");
-  const double bytes = approx::landmark_mds_memory(n, d, m, k, ranks);
+  if (k < 1) throw Error("--components must be at least 1");
+  approx::check_landmark_request(n, m, k);
+  const auto bytes_for = [&](int p) { return approx::landmark_mds_memory(n, d, m, k, p); };
+  const double bytes = bytes_for(ranks);
   say(world, false,
       "kembed plan mds --approx landmark: n = " + std::to_string(n) + ", d = " +
           std::to_string(d) + (d == 0 ? " (distances to the landmarks)" : "") + ", M = " +
           std::to_string(m) + ", k = " + std::to_string(k) + ", " + std::to_string(ranks) +
-          " ranks\nestimated memory of the busiest rank: " + human_bytes(bytes) + " (" +
-          std::to_string(static_cast<std::int64_t>(bytes)) +
-          " bytes: landmarks M x d, B and its eigenvectors 3 M^2, a panel of " +
+          " ranks\nestimated memory of the busiest rank: " + human_bytes(bytes) + " (landmarks M x d, "
+          "B and its eigenvectors 3 M^2, a panel of " +
           std::to_string(std::min<std::int64_t>(approx::kLandmarkPanelRows, (n + ranks - 1) / ranks)) +
-          " rows x (d + 2M), the gathered n x k embedding twice); the n x n matrix is never formed");
+          " rows x (d + 2M), the gathered n x k embedding twice); the n x n matrix is never formed\n" +
+          verdict(available, streamed_shortfall(bytes_for, ranks, available)));
+}
+
+// The neighbourhood graph's line of the plan (it is not part of the run's
+// memory check, which covers the n x n matrix).
+std::string graph_line(std::int64_t n, std::int64_t neighbors, const ProblemShape& shape) {
+  const double bytes = 2.0 * double(n) * double(neighbors) * 17;
+  return "plus the neighbourhood graph, replicated on every rank: 2 n K x 17 bytes = " +
+         human_bytes(bytes) + " (" + std::to_string(static_cast<std::int64_t>(bytes)) +
+         " bytes, K = " + std::to_string(neighbors) + "); busiest rank with it: " +
+         human_bytes(plan_memory(shape).total() + bytes) + "\n";
+}
+
+// Options that only some methods read: given to another, they would be
+// accepted and ignored.
+void refuse_foreign_options(const po::variables_map& vm, const std::string& method) {
+  const auto given = [&](const char* key) { return vm.count(key) && !vm[key].defaulted(); };
+  const auto only = [&](const char* key, bool applies, const char* where) {
+    if (given(key) && !applies)
+      throw Error("--" + std::string(key) + " applies to " + where + ", not to kembed plan " +
+                  method);
+  };
+  const bool approx = vm.count("approx") > 0;
+  only("kernel", method == "kpca", "kpca");
+  only("route", method == "pca", "pca");
+  only("variance", method == "pca", "pca");
+  only("affinity", method == "spectral", "spectral");
+  only("distances", method == "mds", "mds");
+  only("approx", method == "kpca" || method == "mds", "kpca (nystrom) and mds (landmark)");
+  only("precision", (method == "kpca" || method == "mds") && !approx, "exact kpca and mds");
+  only("landmarks", approx, "--approx nystrom (kpca) and --approx landmark (mds)");
+  only("landmark-selection", approx && method == "kpca", "kpca --approx nystrom");
+  only("panel-rows", approx && method == "kpca", "kpca --approx nystrom");
 }
 
 }  // namespace
@@ -134,6 +172,7 @@ void run_plan(const po::variables_map& vm, const Comm& world) {
     throw Error("--affinity must be rbf or knn, found '" + affinity + "'");
   if (vm.count("neighbors") && method != "isomap" && !(method == "spectral" && affinity == "knn"))
     throw Error("--neighbors applies to isomap and spectral --affinity knn");
+  refuse_foreign_options(vm, method);
   const int ranks = vm.count("ranks") ? vm["ranks"].as<int>() : world.size();
   if (ranks < 1) throw Error("--ranks must be at least 1");
   const LayoutOptions layout(vm);
@@ -160,8 +199,12 @@ void run_plan(const po::variables_map& vm, const Comm& world) {
     n = hints.rows;
     d = std::max<std::int64_t>(0, hints.cols);
   }
+  // The memory each rank may use: given, or this node's share for `ranks`.
+  const double available = vm.count("max-memory-per-rank")
+                               ? parse_bytes(vm["max-memory-per-rank"].as<std::string>())
+                               : available_memory_per_rank(world) * world.size() / ranks;
   if (method == "mds" && vm.count("approx")) {
-    plan_landmark_mds(vm, world, n, d, ranks);
+    plan_landmark_mds(vm, world, n, d, ranks, available);
     return;
   }
   const bool square = vm.count("distances") || vm["kernel"].as<std::string>() == "precomputed" ||
@@ -173,6 +216,23 @@ void run_plan(const po::variables_map& vm, const Comm& world) {
     d = 0;
   }
 
+  const int requested = vm["components"].as<int>();
+  if (requested < 1) throw Error("--components must be at least 1");
+  // The spectral embedding solves for the trivial eigenvector too.
+  const int k = method == "spectral" ? requested + 1 : requested;
+  const std::int64_t most = method == "pca" ? std::min(n, d) : n;
+  // (pca --variance chooses k itself; pca without --cols is an error below;
+  // isomap and spectral check with their fits' own code below.)
+  const bool graph_method = method == "isomap" || method == "spectral";
+  if (!graph_method && k > most &&
+      !(method == "pca" && (d < 1 || vm["variance"].as<double>() > 0)))
+    throw Error("--components " + std::to_string(k) + " exceeds " +
+                (method == "pca" ? "min(n, d) = " : "the number of points n = ") +
+                std::to_string(most));
+  if (vm.count("approx")) {
+    plan_nystrom(vm, world, n, d, k, ranks, available);
+    return;
+  }
   // ScaLAPACK indexes with 32-bit integers: no matrix of the run may have
   // more rows or columns, so a larger shape is refused here (as the real run
   // would be) instead of overflowing the plan's arithmetic.
@@ -181,20 +241,6 @@ void run_plan(const po::variables_map& vm, const Comm& world) {
     throw Error("the shape " + std::to_string(n) + " x " + std::to_string(d) +
                 " exceeds ScaLAPACK's 32-bit limit of " + std::to_string(kLargest) +
                 " rows or columns");
-  const int requested = vm["components"].as<int>();
-  if (requested < 1) throw Error("--components must be at least 1");
-  // The spectral embedding solves for the trivial eigenvector too.
-  const int k = method == "spectral" ? requested + 1 : requested;
-  const std::int64_t most = method == "pca" ? std::min(n, d) : n;
-  // (pca --variance chooses k itself; pca without --cols is an error below.)
-  if (k > most && !(method == "pca" && (d < 1 || vm["variance"].as<double>() > 0)))
-    throw Error("--components " + std::to_string(k) + " exceeds " +
-                (method == "pca" ? "min(n, d) = " : "the number of points n = ") +
-                std::to_string(most));
-  if (vm.count("approx")) {
-    plan_nystrom(vm, world, n, d, k, ranks);
-    return;
-  }
   const Solver solver = parse_solver(vm["solver"].as<std::string>());
   const PcaRoute route = parse_pca_route(vm["route"].as<std::string>());
   // The grid the run would take (pca's depends on the data's shape).
@@ -254,28 +300,31 @@ void run_plan(const po::variables_map& vm, const Comm& world) {
     settings.block_size = layout.block_size;
     shape = pca_problem_shape(n, d, settings, grid.first, grid.second);
   }
-  const double available = vm.count("max-memory-per-rank")
-                               ? parse_bytes(vm["max-memory-per-rank"].as<std::string>())
-                               : available_memory_per_rank(world) * world.size() / ranks;
-  say(world, false, describe_plan("kembed plan " + method, shape, ranks, available));
   // Isomap's and the knn affinity's graph is held whole on every rank beside
   // the n x n matrix: 2 n K stored directions of target (8 bytes), length (8)
-  // and a listed flag (1).
-  const bool graph = method == "isomap" || (method == "spectral" && affinity == "knn");
-  if (graph) {
-    const std::int64_t neighbors =
-        vm.count("neighbors")   ? vm["neighbors"].as<int>()
-        : method == "isomap" ? 5
-                             : std::max<std::int64_t>(n / 10, 1);
-    if (neighbors < 1 || neighbors >= n)
-      throw Error("--neighbors " + std::to_string(neighbors) +
-                  " must be at least 1 and below the number of points (" + std::to_string(n) + ")");
-    const double bytes = 2.0 * double(n) * double(neighbors) * 17;
-    say(world, false,
-        "plus the neighbourhood graph, replicated on every rank: 2 n K x 17 bytes = " +
-            human_bytes(bytes) + " (" + std::to_string(static_cast<std::int64_t>(bytes)) +
-            " bytes, K = " + std::to_string(neighbors) + "); busiest rank with it: " +
-            human_bytes(plan_memory(shape).total() + bytes));
+  // and a listed flag (1). The request is checked by the fit's own code
+  // before anything is printed.
+  std::string extra;
+  if (method == "isomap") {
+    IsomapSettings settings;
+    settings.components = k;
+    settings.graph.neighbors = vm.count("neighbors") ? vm["neighbors"].as<int>() : 5;
+    if (settings.graph.neighbors < 1)
+      throw Error("--neighbors must be at least 1, found " +
+                  std::to_string(settings.graph.neighbors));
+    const std::string error = isomap_request_error(n, settings, "the planned input");
+    if (!error.empty()) throw Error(error);
+    extra += graph_line(n, settings.graph.neighbors, shape);
+  } else if (method == "spectral") {
+    LaplacianEigenmapsSettings settings;
+    settings.components = requested;
+    settings.affinity = affinity == "knn" ? Affinity::knn : Affinity::rbf;
+    if (vm.count("neighbors")) settings.neighbors = vm["neighbors"].as<int>();
+    const std::string error =
+        spectral_embedding_request_error(n, settings, "the planned input");
+    if (!error.empty()) throw Error(error);
+    if (settings.affinity == Affinity::knn)
+      extra += graph_line(n, resolved_neighbors(n, settings), shape);
   }
   // A grid with more process rows or columns than the matrix has blocks
   // leaves ranks without work (and without memory use).
@@ -284,11 +333,11 @@ void run_plan(const po::variables_map& vm, const Comm& world) {
   const std::int64_t busy = std::min<std::int64_t>(blocks, grid.first) *
                             std::min<std::int64_t>(blocks, grid.second);
   if (busy < ranks)
-    say(world, false,
-        "note: with block size " + std::to_string(nb) + " the " + std::to_string(shape.n) +
-            " x " + std::to_string(shape.n) + " matrix is " + std::to_string(blocks) + " x " +
-            std::to_string(blocks) + " blocks; only " + std::to_string(busy) + " of the " +
-            std::to_string(ranks) + " ranks would own part of it");
+    extra += "note: with block size " + std::to_string(nb) + " the " + std::to_string(shape.n) +
+             " x " + std::to_string(shape.n) + " matrix is " + std::to_string(blocks) + " x " +
+             std::to_string(blocks) + " blocks; only " + std::to_string(busy) + " of the " +
+             std::to_string(ranks) + " ranks would own part of it\n";
+  say(world, false, describe_plan("kembed plan " + method, shape, ranks, available, extra));
 }
 
 }  // namespace kembed::app

@@ -220,6 +220,7 @@ void run_preimage(const po::variables_map& vm, const Comm& world) {
   const int nb = layout.block_size;
   std::optional<InputOptions> in;
   if (o.embedding.empty()) in.emplace(vm);
+  refuse_seed_without_generate(vm, "preimage");
   std::optional<io::Model> model;
   std::optional<KpcaModelStats> stats;
   Job job("preimage", output, layout, {o.model, in ? in->input : o.embedding},

@@ -59,7 +59,7 @@ void report_storage(Json& report, const std::string& key, bool lower_blocks,
 }
 
 std::string describe_plan(const std::string& title, const ProblemShape& shape, int ranks,
-                          double available) {
+                          double available, const std::string& extra) {
   const Solver solver = resolve_solver(shape.solver, shape.n, shape.k);
   std::string text = title + ": " + std::to_string(shape.n) + " x " + std::to_string(shape.n) +
                      " matrix";
@@ -72,7 +72,7 @@ std::string describe_plan(const std::string& title, const ProblemShape& shape, i
   if (shape.solver == Solver::automatic) text += " (" + solver_name(solver) + ")";
   text += ", " + std::to_string(ranks) + (ranks == 1 ? " rank" : " ranks") + " on a " + std::to_string(shape.nprow) + "x" +
           std::to_string(shape.npcol) + " grid, block size " + std::to_string(shape.block_size) +
-          "\nestimated memory of the busiest rank:\n" + plan_memory(shape).describe() +
+          "\nestimated memory of the busiest rank:\n" + plan_memory(shape).describe() + extra +
           "available per rank: " + human_bytes(available);
   const std::string shortfall = memory_shortfall(shape, ranks, available);
   text += shortfall.empty() ? " (fits)" : "\n" + shortfall.substr(0, shortfall.find('\n'));

@@ -52,6 +52,7 @@ void run_transform(const po::variables_map& vm, const Comm& world) {
   if (!vm.count("model")) throw Error("missing --model");
   const std::string model_dir = vm["model"].as<std::string>();
   const InputOptions in(vm);
+  refuse_seed_without_generate(vm, "transform");
   const OutputOptions output(vm);
   const LayoutOptions layout(vm);
   std::optional<io::Model> model;

@@ -12,6 +12,7 @@
 #include "kembed/kernel/cross_distances.hpp"
 #include "kembed/kernel/distance_checks.hpp"
 #include "kembed/linalg/lapack.hpp"
+#include "kembed/spectral/memory_plan.hpp"
 #include "kembed/spectral/sign_convention.hpp"
 
 namespace kembed::approx {
@@ -307,7 +308,9 @@ double sample_stress(io::MatrixFile& points, kernel::Metric metric,
   return sums[1] > 0 ? std::sqrt(sums[0] / sums[1]) : 0.0;
 }
 
-void check_sizes(std::int64_t n, std::int64_t m, int k) {
+}  // namespace
+
+void check_landmark_request(std::int64_t n, std::int64_t m, int k) {
   if (m < 1) throw Error("--landmarks must be at least 1, got " + std::to_string(m));
   if (m > n)
     throw Error("--landmarks " + std::to_string(m) + " exceeds the number of points (" +
@@ -316,6 +319,23 @@ void check_sizes(std::int64_t n, std::int64_t m, int k) {
     throw Error("--landmarks " + std::to_string(m) + " is too few for --components " +
                 std::to_string(k) + ": classical MDS of M landmarks has at most M - 1 "
                 "dimensions, so M must be at least " + std::to_string(k + 1));
+}
+
+namespace {
+
+// Collective: an agreed Error when the fit does not fit in the memory limit.
+void check_landmark_memory(const LandmarkMdsSettings& s, LandmarkMdsResult& r, const Comm& comm) {
+  const LandmarkModel& model = r.model;
+  r.memory_estimate =
+      landmark_mds_memory(r.n, model.d, model.m, model.k, comm.size(), s.panel_rows);
+  r.memory_limit = s.max_memory_per_rank > 0 ? s.max_memory_per_rank
+                                             : spectral::available_memory_per_rank(comm);
+  agree(comm, spectral::streamed_shortfall(
+                  [&](int ranks) {
+                    return landmark_mds_memory(r.n, model.d, model.m, model.k, ranks,
+                                               s.panel_rows);
+                  },
+                  comm.size(), r.memory_limit));
 }
 
 // The steps after the landmark configuration, shared by both inputs:
@@ -358,9 +378,8 @@ LandmarkMdsResult landmark_mds_points(io::MatrixFile& points, kernel::Metric met
   model.d = points.cols();
   model.m = s.landmarks;
   model.k = s.components;
-  check_sizes(r.n, model.m, model.k);
-  r.memory_estimate = landmark_mds_memory(r.n, model.d, model.m, model.k, comm.size(),
-                                          s.panel_rows);
+  check_landmark_request(r.n, model.m, model.k);
+  check_landmark_memory(s, r, comm);
 
   timer.start("landmarks");
   r.landmark_rows = uniform_landmarks(r.n, model.m, s.seed);
@@ -425,8 +444,8 @@ LandmarkMdsResult landmark_mds_distances(io::MatrixFile& to_landmarks,
   if (s.landmarks > 0 && s.landmarks != model.m)
     throw Error("--landmarks " + std::to_string(s.landmarks) + " does not match the " +
                 std::to_string(model.m) + " landmarks of " + lpath);
-  check_sizes(r.n, model.m, model.k);
-  r.memory_estimate = landmark_mds_memory(r.n, 0, model.m, model.k, comm.size(), s.panel_rows);
+  check_landmark_request(r.n, model.m, model.k);
+  check_landmark_memory(s, r, comm);
 
   timer.start("landmarks");
   std::vector<double> delta =

@@ -9,8 +9,10 @@
 #include "kembed/approx/kmeans_pp.hpp"
 #include "kembed/approx/landmarks.hpp"
 #include "kembed/core/error.hpp"
+#include "kembed/io/format_double.hpp"
 #include "kembed/kernel/cross_kernel.hpp"
 #include "kembed/linalg/lapack.hpp"
+#include "kembed/spectral/memory_plan.hpp"
 #include "kembed/spectral/sign_convention.hpp"
 
 namespace kembed::approx {
@@ -102,13 +104,18 @@ std::vector<double> fix_embedding_signs(const Comm& comm, std::vector<double>& z
   return sign;
 }
 
-void check_settings(const io::MatrixFile& file, const NystromSettings& s) {
-  const std::int64_t n = file.rows(), m = s.landmarks;
+}  // namespace
+
+void check_nystrom_request(std::int64_t n, std::int64_t d, const NystromSettings& s,
+                           const std::string& source) {
+  const std::int64_t m = s.landmarks;
   const std::string k = std::to_string(s.components);
   if (s.kernel.type == kernel::KernelType::precomputed)
     throw Error("--approx nystrom needs the samples to evaluate the kernel at the landmarks; a "
                 "precomputed kernel has none (use the exact path: leave out --approx)");
-  if (n < 2) throw Error(file.path() + ": kernel PCA needs at least 2 samples, found " +
+  if (d < 1)
+    throw Error("--approx nystrom needs the samples: give --cols D (not a precomputed kernel)");
+  if (n < 2) throw Error(source + ": kernel PCA needs at least 2 samples, found " +
                          std::to_string(n));
   if (s.components < 1) throw Error("--components must be at least 1");
   if (m < 1 || m > n)
@@ -121,8 +128,6 @@ void check_settings(const io::MatrixFile& file, const NystromSettings& s) {
     throw Error("--landmark-rcond must be in [0, 1), got " + std::to_string(s.rcond));
   if (s.panel_rows < 0) throw Error("--panel-rows must be at least 1");
 }
-
-}  // namespace
 
 LandmarkSelection parse_landmark_selection(const std::string& name) {
   if (name == "uniform") return LandmarkSelection::uniform;
@@ -149,7 +154,9 @@ std::vector<std::pair<std::string, double>> nystrom_memory(std::int64_t n, std::
                                                            std::int64_t panel_rows,
                                                            LandmarkSelection selection) {
   const double w = 8, md = double(m), local = double((n + ranks - 1) / ranks);
-  const double panel = double(panel_rows > 0 ? panel_rows : default_panel_rows(m, d));
+  // A panel never holds more rows than the rank has.
+  const double panel =
+      std::min(double(panel_rows > 0 ? panel_rows : default_panel_rows(m, d)), std::max(local, 1.0));
   std::vector<std::pair<std::string, double>> items = {
       {"landmarks L (m x d), replicated", w * md * double(d)},
       {"W, its eigenvectors and dsyevd workspace (about 4 m^2), replicated", w * 4 * md * md},
@@ -165,10 +172,28 @@ std::vector<std::pair<std::string, double>> nystrom_memory(std::int64_t n, std::
   return items;
 }
 
+double nystrom_memory_total(std::int64_t n, std::int64_t d, std::int64_t m, int k, int ranks,
+                            std::int64_t panel_rows, LandmarkSelection selection) {
+  double total = 0;
+  for (const auto& item : nystrom_memory(n, d, m, k, ranks, panel_rows, selection))
+    total += item.second;
+  return total;
+}
+
 NystromResult fit_nystrom(io::MatrixFile& file, const Comm& comm, const NystromSettings& settings,
                           PhaseTimer& timer) {
-  check_settings(file, settings);
+  check_nystrom_request(file.rows(), file.cols(), settings, file.path());
   NystromResult result;
+  result.memory_limit = settings.max_memory_per_rank > 0
+                            ? settings.max_memory_per_rank
+                            : spectral::available_memory_per_rank(comm);
+  agree(comm, spectral::streamed_shortfall(
+                  [&](int ranks) {
+                    return nystrom_memory_total(file.rows(), file.cols(), settings.landmarks,
+                                                settings.components, ranks, settings.panel_rows,
+                                                settings.selection);
+                  },
+                  comm.size(), result.memory_limit));
   NystromModel& model = result.model;
   const std::int64_t n = file.rows();
   const int d = static_cast<int>(file.cols()), k = settings.components;
@@ -225,8 +250,8 @@ NystromResult fit_nystrom(io::MatrixFile& file, const Comm& comm, const NystromS
     throw Error("--components " + std::to_string(k) + " exceeds the " + std::to_string(r) +
                 " directions of the landmark kernel matrix above --landmark-rcond (" +
                 std::to_string(m - r) + " of " + std::to_string(m) +
-                " dropped); use more or other landmarks, or --components " + std::to_string(r) +
-                " or fewer");
+                " dropped); use more or other landmarks" +
+                (r > 0 ? ", or --components " + std::to_string(r) + " or fewer" : ""));
   std::vector<double> b(std::size_t(m) * r);
   for (int j = 0; j < r; ++j) {
     const double scale = 1 / std::sqrt(s[kept[j]]);
@@ -308,8 +333,13 @@ NystromResult fit_nystrom(io::MatrixFile& file, const Comm& comm, const NystromS
     throw Error("--components " + std::to_string(k) + " asks for more components than the " +
                 std::to_string(positive) +
                 " positive eigenvalues of the centered Nystrom kernel (eigenvalue " +
-                std::to_string(positive + 1) + " is " + std::to_string(lambda[r - 1 - positive]) +
-                "); use --components " + std::to_string(std::max(positive, 1)) + " or fewer");
+                std::to_string(positive + 1) + " is " + io::format_double(lambda[r - 1 - positive]) +
+                ")" +
+                (positive > 0 ? "; use --components " + std::to_string(positive) + " or fewer"
+                              : "; no component exists: the approximate kernel is constant "
+                                "after centering (all samples alike under this kernel, or a "
+                                "--gamma so small or so large that every pair gets the same "
+                                "value)"));
   model.projection.assign(std::size_t(m) * k, 0.0);
   model.offset.assign(k, 0.0);
   for (int j = 0; j < k; ++j) {

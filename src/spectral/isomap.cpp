@@ -25,14 +25,25 @@ std::string disconnected_graph_message(const graph::GraphStats& stats,
          (connect_hint ? ", or join the components by their shortest edges with --connect" : "");
 }
 
+std::string isomap_request_error(std::int64_t n, const IsomapSettings& settings,
+                                 const std::string& source) {
+  const int k = settings.components;
+  if (k > n - 1)
+    return "--components " + std::to_string(k) + " must be below the number of points (" +
+           std::to_string(n) + ") in " + source;
+  if (settings.graph.neighbors >= n)
+    return "--neighbors " + std::to_string(settings.graph.neighbors) +
+           " must be below the number of points (" + std::to_string(n) + ") in " + source +
+           " (a point is not its own neighbour)";
+  return "";
+}
+
 IsomapResult fit_isomap(io::MatrixFile& points, const BlacsGrid& grid,
                         const IsomapSettings& settings, PhaseTimer& timer) {
   const Comm& comm = grid.comm();
   const std::int64_t n = points.rows();
   const int k = settings.components, nb = settings.block_size;
-  if (k > n - 1)
-    agree(comm, "--components " + std::to_string(k) + " must be below the number of points (" +
-                    std::to_string(n) + ") in " + points.path());
+  agree(comm, isomap_request_error(n, settings, points.path()));
   IsomapResult result;
   MdsResult& mds = result.mds;
   mds.n = n;

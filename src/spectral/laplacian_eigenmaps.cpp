@@ -1,6 +1,7 @@
 #include "kembed/spectral/laplacian_eigenmaps.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <sstream>
 
@@ -73,6 +74,29 @@ void normalize(DistMatrix& w, const std::vector<double>& inv_sqrt_degree) {
 
 }  // namespace
 
+int resolved_neighbors(std::int64_t n, const LaplacianEigenmapsSettings& settings) {
+  return settings.neighbors > 0
+             ? settings.neighbors
+             : static_cast<int>(std::min<std::int64_t>(std::max<std::int64_t>(n / 10, 1), INT_MAX));
+}
+
+std::string spectral_embedding_request_error(std::int64_t n,
+                                             const LaplacianEigenmapsSettings& settings,
+                                             const std::string& source) {
+  const int k = settings.components;
+  if (k + 1 > n)
+    return "--components " + std::to_string(k) + " needs at least " + std::to_string(k + 1) +
+           " points (the trivial eigenvector is dropped), found " + std::to_string(n) + " in " +
+           source;
+  if (settings.affinity != Affinity::knn) return "";
+  const int neighbors = resolved_neighbors(n, settings);
+  if (neighbors < 2 || neighbors > n)
+    return "--neighbors " + std::to_string(neighbors) +
+           " (which counts the point itself, as scikit-learn) must be between 2 and the number "
+           "of points (" + std::to_string(n) + ") in " + source;
+  return "";
+}
+
 LaplacianEigenmapsResult fit_laplacian_eigenmaps(io::MatrixFile& points, const BlacsGrid& grid,
                                                  const LaplacianEigenmapsSettings& settings,
                                                  PhaseTimer& timer) {
@@ -82,10 +106,7 @@ LaplacianEigenmapsResult fit_laplacian_eigenmaps(io::MatrixFile& points, const B
   r.d = points.cols();
   const std::int64_t n = r.n;
   const int k = settings.components, nb = settings.block_size;
-  if (k + 1 > n)
-    agree(comm, "--components " + std::to_string(k) + " needs at least " + std::to_string(k + 1) +
-                    " points (the trivial eigenvector is dropped), found " + std::to_string(n) +
-                    " in " + points.path());
+  agree(comm, spectral_embedding_request_error(n, settings, points.path()));
   if (settings.affinity == Affinity::rbf) {
     r.gamma = settings.gamma > 0 ? settings.gamma : 1.0 / double(r.d);
     if (!(r.gamma > 0 && std::isfinite(r.gamma)))
@@ -97,13 +118,7 @@ LaplacianEigenmapsResult fit_laplacian_eigenmaps(io::MatrixFile& points, const B
   std::optional<graph::Graph> g;
   if (settings.affinity == Affinity::knn) {
     timer.start("graph");
-    r.neighbors = settings.neighbors > 0 ? settings.neighbors
-                                         : static_cast<int>(std::max<std::int64_t>(n / 10, 1));
-    if (r.neighbors < 2 || r.neighbors > n)
-      agree(comm, "--neighbors " + std::to_string(r.neighbors) +
-                      " (which counts the point itself, as scikit-learn) must be between 2 and "
-                      "the number of points (" +
-                      std::to_string(n) + ") in " + points.path());
+    r.neighbors = resolved_neighbors(n, settings);  // checked above
     graph::NeighborSettings ns;
     ns.neighbors = r.neighbors - 1;
     g = graph::neighborhood_graph(points, ns, comm);

@@ -333,6 +333,20 @@ std::string memory_shortfall(const ProblemShape& shape, int ranks, double limit)
   return error + "\n" + plan.describe();
 }
 
+std::string streamed_shortfall(const std::function<double(int)>& bytes_for, int ranks,
+                               double limit) {
+  const double needed = bytes_for(ranks);
+  if (needed <= limit) return "";
+  std::string error = "not enough memory: this run needs about " + human_bytes(needed) +
+                      " per rank (" + std::to_string(ranks) + " ranks), but " +
+                      human_bytes(limit) + " is available per rank (--max-memory-per-rank)";
+  for (std::int64_t p = 2 * std::int64_t{ranks}; p <= (1 << 20); p *= 2)
+    if (bytes_for(static_cast<int>(p)) <= limit)
+      return error + "; " + std::to_string(p) + " ranks would fit";
+  return error + "; no number of ranks would fit (what every rank holds whole does not shrink "
+                 "with more ranks)";
+}
+
 MemoryCheck check_memory(const ProblemShape& shape, double limit, const Comm& comm) {
   if (limit <= 0) limit = available_memory_per_rank(comm);
   agree(comm, memory_shortfall(shape, comm.size(), limit));

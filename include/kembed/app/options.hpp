@@ -115,7 +115,23 @@ struct StorageOptions {
   StorageOptions(const po::variables_map& vm, SolveOptions& solve);
 };
 
-/// --kernel, --gamma, --degree, --coef0.
+/// Throws when --seed is given without --generate to a `command` that has
+/// nothing else to seed (transform, preimage).
+void refuse_seed_without_generate(const po::variables_map& vm, const std::string& command);
+
+/// Throws when an option of the exact n x n decomposition (--solver, --tol,
+/// --grid, --block-size, --storage) is given with `approx` (e.g.
+/// "--approx nystrom"), which would not read it.
+void refuse_exact_only_options(const po::variables_map& vm, const std::string& approx);
+
+/// Throws when --output-format asks for a binary table from a `method` whose
+/// `tables` (e.g. "rows.csv and columns.csv") have labels and are CSV only.
+void refuse_table_format(const OutputOptions& output, const std::string& method,
+                         const std::string& tables);
+
+/// --kernel, --gamma, --degree, --coef0. A parameter the kernel does not use
+/// (--gamma of linear, cosine or precomputed; --degree of anything but poly;
+/// --coef0 of anything but poly and sigmoid) is refused.
 struct KernelOptions {
   kernel::Kernel kernel;
   static po::options_description description();

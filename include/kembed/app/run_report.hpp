@@ -26,9 +26,11 @@ void report_storage(Json& report, const std::string& key, bool lower_blocks,
 
 /// The memory plan of `shape` with `ranks` ranks in human units, the grid,
 /// the solver (auto resolved) and whether it fits in `available` bytes per
-/// rank (if not: how many ranks or which solver would).
+/// rank (if not: how many ranks or which solver would). `extra` (lines
+/// ending in a newline) goes before the available memory, so the verdict is
+/// always the last line.
 std::string describe_plan(const std::string& title, const spectral::ProblemShape& shape, int ranks,
-                          double available);
+                          double available, const std::string& extra = "");
 /// Collective: prints the memory plan of an n x n decomposition and the grid
 /// (what --dry-run shows) on rank 0.
 void print_dry_run(const Comm& world, const std::string& method, const spectral::ProblemShape& shape,

@@ -25,6 +25,7 @@ struct LandmarkMdsSettings {
   std::uint64_t seed = 0;          ///< landmark choice and stress sample
   std::int64_t stress_pairs = 10000;  ///< pairs in the stress sample (0: none)
   std::int64_t panel_rows = kLandmarkPanelRows;
+  double max_memory_per_rank = 0;  ///< bytes; 0: the node's available memory / its ranks
 };
 
 /// What triangulation needs: the fitted landmark configuration. The same on
@@ -53,13 +54,22 @@ struct LandmarkMdsResult {
   std::int64_t stress_pairs = 0;             ///< pairs sampled (0: no stress computed)
   std::optional<double> sample_stress;       ///< Kruskal stress-1 over the sample
   double memory_estimate = 0;                ///< bytes per rank (landmark_mds_memory)
+  double memory_limit = 0;                   ///< bytes per rank it was checked against
 };
+
+/// Throws Error unless 1 <= M <= n and M >= k + 1 (classical MDS of M
+/// landmarks has at most M - 1 dimensions). Both fits and `kembed plan`
+/// check with it.
+void check_landmark_request(std::int64_t n, std::int64_t m, int k);
 
 /// Bytes one of `ranks` ranks needs for a fit of n points of d coordinates
 /// (d = 0: distances to the landmarks) with M landmarks and k components.
 double landmark_mds_memory(std::int64_t n, std::int64_t d, std::int64_t m, int k, int ranks,
                            std::int64_t panel_rows = kLandmarkPanelRows);
 
+/// Both fits check landmark_mds_memory against settings.max_memory_per_rank
+/// before reading any data (an agreed Error, spectral::streamed_shortfall).
+///
 /// Collective: landmark MDS of the n points in `points` under `metric`: the
 /// M landmarks uniform_landmarks(n, M, seed), their classical MDS (top k
 /// eigenpairs of B_L, all k positive or an agreed Error), the triangulation

@@ -45,6 +45,7 @@ struct NystromSettings {
   std::uint64_t seed = 0;
   double rcond = kDefaultLandmarkRcond;
   std::int64_t panel_rows = 0;  ///< rows per panel; 0: default_panel_rows
+  double max_memory_per_rank = 0;  ///< bytes; 0: the node's available memory / its ranks
 };
 
 /// What `transform` needs: z(x) = k(x, L) P - offset.
@@ -73,6 +74,7 @@ struct NystromResult {
   std::vector<double> explained_ratio;  ///< eigenvalue / trace(S)
   double trace = 0;                     ///< trace(S) = trace of the centered approximate kernel
   std::vector<double> embedding;        ///< rank 0 only: n x k row-major
+  double memory_limit = 0;              ///< bytes per rank the fit was checked against
 };
 
 /// Rows per panel when not given: about 4 M numbers in the widest panel.
@@ -87,8 +89,22 @@ std::vector<std::pair<std::string, double>> nystrom_memory(std::int64_t n, std::
                                                            std::int64_t panel_rows,
                                                            LandmarkSelection selection);
 
+/// Throws Error when `settings` cannot describe a fit of n samples with d
+/// features (`source` names the data in the message): fewer than 2 samples,
+/// a precomputed kernel, M outside [k, n], rcond outside [0, 1), a negative
+/// panel. fit_nystrom and `kembed plan` check with it.
+void check_nystrom_request(std::int64_t n, std::int64_t d, const NystromSettings& settings,
+                           const std::string& source);
+
+/// Sum of nystrom_memory's items.
+double nystrom_memory_total(std::int64_t n, std::int64_t d, std::int64_t m, int k, int ranks,
+                            std::int64_t panel_rows, LandmarkSelection selection);
+
 /// Collective: Nystrom kernel PCA of the n x d data in `file`. Errors are
-/// agreed across ranks. Phases (landmarks, pass1, solve, pass2) go to `timer`.
+/// agreed across ranks. Before any data is read, the memory the busiest rank
+/// needs (nystrom_memory) is checked against settings.max_memory_per_rank:
+/// an agreed Error when it does not fit (spectral::streamed_shortfall).
+/// Phases (landmarks, pass1, solve, pass2) go to `timer`.
 NystromResult fit_nystrom(io::MatrixFile& file, const Comm& comm, const NystromSettings& settings,
                           PhaseTimer& timer);
 

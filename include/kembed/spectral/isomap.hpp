@@ -36,6 +36,13 @@ struct IsomapResult {
 /// of the n x n geodesic matrix. A graph with several connected components
 /// is joined (settings.connect) or an agreed Error naming their number and sizes. Other errors as
 /// neighborhood_graph and fit_mds.
+/// Empty when Isomap of n points (`source` names them) can be asked with
+/// `settings`, else why not: --components at least n, --neighbors at least
+/// n (a point is not its own neighbour). fit_isomap checks with it first,
+/// and `kembed plan isomap` before it prints anything.
+std::string isomap_request_error(std::int64_t n, const IsomapSettings& settings,
+                                 const std::string& source);
+
 IsomapResult fit_isomap(io::MatrixFile& points, const BlacsGrid& grid,
                         const IsomapSettings& settings, PhaseTimer& timer);
 

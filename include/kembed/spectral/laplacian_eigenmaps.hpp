@@ -60,6 +60,18 @@ struct LaplacianEigenmapsResult {
 /// point of degree 0 (isolated), a knn graph with several components, and
 /// an rbf affinity whose second eigenvalue is 1 to working precision
 /// (disconnected, or numerically so: the embedding is then not defined).
+/// Empty when the spectral embedding of n points (`source` names them) can
+/// be asked with `settings`, else why not: --components k needs k + 1
+/// points; --affinity knn needs 2 <= --neighbors <= n (default max(n/10, 1)).
+/// fit_laplacian_eigenmaps checks with it first, and `kembed plan spectral`
+/// before it prints anything.
+std::string spectral_embedding_request_error(std::int64_t n,
+                                             const LaplacianEigenmapsSettings& settings,
+                                             const std::string& source);
+
+/// --neighbors of --affinity knn as the fit uses it: the setting, or max(n/10, 1).
+int resolved_neighbors(std::int64_t n, const LaplacianEigenmapsSettings& settings);
+
 LaplacianEigenmapsResult fit_laplacian_eigenmaps(io::MatrixFile& points, const BlacsGrid& grid,
                                                  const LaplacianEigenmapsSettings& settings,
                                                  PhaseTimer& timer);

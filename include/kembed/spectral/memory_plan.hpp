@@ -1,6 +1,7 @@
 #pragma once
 /// @file How much memory a fit needs per rank, before anything large is allocated.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -74,6 +75,14 @@ struct MemoryCheck {
 /// within plan_limits; otherwise the limit it breaks, or how much is needed and available, how many
 /// ranks (the next power-of-two multiple) or which solver would fit, and the plan.
 std::string memory_shortfall(const ProblemShape& shape, int ranks, double limit);
+
+/// For a fit whose busiest rank needs `bytes_for(P)` bytes on P ranks and no
+/// ScaLAPACK matrix (the approximate tier): empty if `ranks` ranks fit in
+/// `limit` bytes per rank; otherwise how much is needed and available, and
+/// how many ranks (the next power-of-two multiple, up to 2^20) would fit or
+/// that none would (what is replicated or gathered on rank 0 does not shrink).
+std::string streamed_shortfall(const std::function<double(int)>& bytes_for, int ranks,
+                               double limit);
 
 /// Collective: an agreed error, before anything large is allocated, if
 /// `shape` needs more than `limit` bytes per rank (0: the node's available
