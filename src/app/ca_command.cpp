@@ -245,6 +245,7 @@ void run_ca(const po::variables_map& vm, const Comm& world) {
   const InputOptions in(vm);
   const OutputOptions output(vm);
   const SolveOptions solve(vm);
+  refuse_table_format(output, "ca", "inertias.csv, rows.csv and columns.csv");
   const CaSettings settings = settings_from(solve, CaOptions(vm));
   Job job("ca", output, solve.layout, {in.input}, [&](const Comm& c) { return in.open(c); });
   job.with_grid([&](const io::MatrixFile& file) { return ca_grid(settings, file); });
@@ -284,6 +285,7 @@ void run_mca(const po::variables_map& vm, const Comm& world) {
     throw Error("--id-column needs a column name or number");
   const OutputOptions output(vm);
   const SolveOptions solve(vm);
+  refuse_table_format(output, "mca", "inertias.csv, rows.csv and columns.csv");
   const CaSettings settings = settings_from(solve, CaOptions(vm));
   Job job("mca", output, solve.layout, {path},
           [&](const Comm& c) { return io::open_indicator_matrix(c, path, id_column); });
@@ -324,11 +326,23 @@ void run_mca(const po::variables_map& vm, const Comm& world) {
     report["variables"] = q;
     report["categories"] = categories;
     report["indicator_total_inertia_expected"] = (double(categories) - q) / q;
-    report["adjusted_inertias"] = adjusted;
-    report["benzecri_percentages"] = benzecri;
     report["burt_total_inertia"] = burt;
-    report["greenacre_adjusted_total_inertia"] = greenacre_total;
-    report["greenacre_percentages"] = greenacre;
+    if (q > 1) {
+      report["adjusted_inertias"] = adjusted;
+      report["benzecri_percentages"] = benzecri;
+      report["greenacre_adjusted_total_inertia"] = greenacre_total;
+      report["greenacre_percentages"] = greenacre;
+    } else {
+      // Both adjustments scale by Q/(Q-1): with one variable there is no
+      // value to report, not a zero.
+      for (const char* key : {"adjusted_inertias", "benzecri_percentages",
+                              "greenacre_adjusted_total_inertia", "greenacre_percentages"})
+        report[key] = nullptr;
+      report["adjustments_undefined"] =
+          "Benzecri's adjusted inertias and Greenacre's adjusted total scale by Q/(Q-1), "
+          "undefined for a single variable (Q = 1); they are null. The indicator analysis of "
+          "one variable has every principal inertia equal to 1";
+    }
     report["mca_definitions"] = {
         {"indicator", "Z, n x J, z_ij = 1 when individual i takes category j; CA of Z"},
         {"adjusted_inertia",

@@ -346,3 +346,74 @@ TEST(CliCa, ExampleConfigsRunAndTheSmokingTableGivesItsPublishedInertias) {
 }
 
 }  // namespace
+
+// One variable: Z's CA has S^T S = I - sqrt(c) sqrt(c)^T, so every principal
+// inertia is 1 and the total J - 1. Benzécri's and Greenacre's adjustments
+// scale by Q/(Q-1): undefined for Q = 1, so run.json holds null for them,
+// never a number.
+TEST(CliCa, McaOfOneVariableReportsTheAdjustmentsAsUndefined) {
+  const fs::path dir = scratch_dir("mca_one");
+  const std::vector<std::string> levels = {"red", "green", "blue", "grey", "pink"};
+  std::string csv = "colour\n";
+  for (int i = 0; i < 40; ++i) csv += levels[(i * 7 + i / 3) % 5] + "\n";
+  write_file(dir / "one.csv", csv);
+  for (int np : {1, 4}) {
+    const fs::path out = dir / ("out" + std::to_string(np));
+    const RunResult r = run_kembed(
+        {"mca", "--input", (dir / "one.csv").string(), "-k", "2", "--output-dir", out.string()},
+        np);
+    ASSERT_TRUE(r.all_ranks_succeeded()) << r.describe();
+    const Json report = Json::parse(read_file(out / "run.json"));
+    EXPECT_EQ(report["variables"].get<double>(), 1);
+    EXPECT_NEAR(report["total_inertia"].get<double>(), 4.0, 1e-12);
+    for (int t = 0; t < 2; ++t)
+      EXPECT_NEAR(report["principal_inertias"][t].get<double>(), 1.0, 1e-12);
+    for (const char* key : {"adjusted_inertias", "benzecri_percentages",
+                            "greenacre_adjusted_total_inertia", "greenacre_percentages"})
+      EXPECT_TRUE(report[key].is_null()) << key << ": " << report[key].dump();
+    EXPECT_TRUE(contains(report["adjustments_undefined"].get<std::string>(), "Q = 1"));
+  }
+}
+
+// MCA of 600 individuals with a variable of 600 levels: S S^T has five
+// distinct top eigenvalues and 1/3 repeated 594 times. krylov used to run
+// its 300 cycles (13-30 s) with a residual climbing to 57 and call it a
+// fallback with "--tol 0.000000"; the breakdown is now caught within a few
+// cycles and the note says what happened, with the real tolerance.
+TEST(CliCa, KrylovBreakdownOnMcaIsCaughtEarlyAndReportedTruthfully) {
+  const fs::path dir = scratch_dir("mca_breakdown");
+  std::string csv = "person,b,c\n";
+  std::uint64_t state = 7;
+  const auto next = [&state] {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return state >> 33;
+  };
+  for (int i = 0; i < 600; ++i)
+    csv += "p" + std::to_string(i) + "," + std::string(1, char('x' + next() % 3)) + "," +
+           std::string(1, char('t' + next() % 4)) + "\n";
+  write_file(dir / "answers.csv", csv);
+  // The reference: pdsyevd's whole spectrum, another solver entirely.
+  const fs::path evd = dir / "evd";
+  RUN_OK(reference,
+         std::vector<std::string>({"mca", "--input", (dir / "answers.csv").string(), "-k", "2",
+                                   "--solver", "evd", "--output-dir", evd.string()}),
+         1);
+  const Json expected = Json::parse(read_file(evd / "run.json"));
+  for (int np : {1, 3}) {
+    const fs::path out = dir / ("out" + std::to_string(np));
+    const RunResult r = run_kembed({"mca", "--input", (dir / "answers.csv").string(), "-k", "2",
+                                    "--solver", "krylov", "--output-dir", out.string()},
+                                   np);
+    ASSERT_TRUE(r.all_ranks_succeeded()) << r.describe();
+    EXPECT_LT(r.seconds, 12) << r.describe();
+    const Json report = Json::parse(read_file(out / "run.json"));
+    ASSERT_TRUE(report.contains("solver_note")) << report.dump(1);
+    const std::string note = report["solver_note"].get<std::string>();
+    EXPECT_TRUE(contains(note, "krylov broke down in cycle")) << note;
+    EXPECT_TRUE(contains(note, "--tol 1e-12")) << note;
+    EXPECT_FALSE(contains(note, "0.000000")) << note;
+    for (int t = 0; t < 2; ++t)
+      EXPECT_NEAR(report["principal_inertias"][t].get<double>(),
+                  expected["principal_inertias"][t].get<double>(), 1e-12);
+  }
+}
