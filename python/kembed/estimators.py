@@ -62,6 +62,20 @@ class _KembedEstimator:
             weakref.finalize(self, shutil.rmtree, self._workdir, True)
         return self._workdir
 
+    def _run_fit(self, args):
+        """Runs a fit; a failed one leaves no copy of X behind and no model."""
+        try:
+            self._run(args)
+        except BaseException:
+            self._discard_fit()
+            raise
+
+    def _discard_fit(self):
+        if self._workdir is not None:
+            shutil.rmtree(self._workdir, ignore_errors=True)
+            self._workdir = None
+        self.result_ = None
+
     def _new_fit_dir(self):
         # A refit starts from a fresh directory: kembed never mixes two fits.
         if self._workdir is not None:
@@ -172,7 +186,7 @@ class KernelPCA(_KembedEstimator):
             args += ["--gamma", self.gamma]
         if self.fit_inverse_transform:
             args += ["--fit-inverse", "--alpha", self.alpha]
-        self._run(args + self._common_args(self.n_components))
+        self._run_fit(args + self._common_args(self.n_components))
         self._fitted(out)
         self.eigenvectors_ = self.result_.eigenvectors_
         self.dual_coef_ = self.result_.dual_coef_
@@ -226,7 +240,7 @@ class PCA(_KembedEstimator):
             args.append("--whiten")
         if self.standardize:
             args.append("--standardize")
-        self._run(args + common)
+        self._run_fit(args + common)
         self._fitted(out)
         r = self.result_
         self.components_ = r.components_
@@ -290,7 +304,7 @@ class ClassicalMDS(_KembedEstimator):
                 args.append("--symmetrize")
         else:
             args = ["mds", "--input", inp, "--metric", self.dissimilarity]
-        self._run(args + ["--output-dir", out] + self._common_args(self.n_components))
+        self._run_fit(args + ["--output-dir", out] + self._common_args(self.n_components))
         self._fitted(out)
         self.spectrum_ = self.result_.spectrum_
         self.n_features_in_ = X.shape[1]
@@ -302,7 +316,18 @@ class ClassicalMDS(_KembedEstimator):
 
 
 def _as_2d(X):
-    X = np.asarray(X, dtype=np.float64)
+    columns = getattr(X, "columns", None)
+    if columns is not None and hasattr(X, "dtypes"):
+        # A table (a pandas DataFrame): name the first column that is not numbers.
+        for name in columns:
+            try:
+                np.asarray(X[name], dtype=np.float64)
+            except (TypeError, ValueError) as e:
+                raise ValueError(f"column {name!r} of X is not numeric ({X[name].dtype}): {e}") from None
+    try:
+        X = np.asarray(X, dtype=np.float64)
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"X is not numeric: {e}") from None
     if X.ndim != 2:
         raise ValueError(f"expected a 2-D array, got shape {X.shape}")
     return X

@@ -142,6 +142,48 @@ def test_kembed_errors_become_exceptions_with_kembeds_message(blobs):
         kembed.PCA(2, kembed="/nonexistent/kembed", launcher="").fit(blobs)
 
 
+class _Table:
+    """The part of a pandas DataFrame that the estimators read: named columns."""
+
+    def __init__(self, **columns):
+        self._columns = {k: np.asarray(v) for k, v in columns.items()}
+        self.columns = list(self._columns)
+        self.dtypes = [c.dtype for c in self._columns.values()]
+
+    def __getitem__(self, name):
+        return self._columns[name]
+
+    def __array__(self, dtype=None):
+        return np.column_stack([self._columns[k] for k in self.columns]).astype(dtype)
+
+
+def test_non_numeric_column_is_named(blobs):
+    table = _Table(x=blobs[:, 0], city=np.array(["Basel"] * len(blobs), dtype=object),
+                   y=blobs[:, 1])
+    for estimator in (kembed.PCA(2), kembed.KernelPCA(2, kernel="rbf"), kembed.ClassicalMDS(2)):
+        with pytest.raises(ValueError, match="column 'city' of X is not numeric"):
+            estimator.fit(table)
+    numeric = _Table(x=blobs[:, 0], y=blobs[:, 1], z=blobs[:, 2])
+    assert kembed.PCA(2, n_ranks=1).fit(numeric).embedding_.shape == (len(blobs), 2)
+    with pytest.raises(ValueError, match="X is not numeric"):
+        kembed.PCA(2).fit([["a", "b"], ["c", "d"]])
+
+
+def test_failed_fit_removes_its_copy_of_x_at_once(blobs):
+    pca = kembed.PCA(2, n_ranks=1).fit(blobs)
+    first = pca._workdir
+    assert os.path.isfile(os.path.join(first, "X.npy"))
+    # kembed refuses 100 components of 40 samples: the refit fails.
+    with pytest.raises(kembed.KembedError):
+        pca.set_params(n_components=100).fit(blobs)
+    assert pca._workdir is None and not os.path.exists(first)
+    assert pca.result_ is None
+    with pytest.raises(RuntimeError, match="not fitted"):
+        pca.transform(blobs)
+    # The same estimator fits again afterwards.
+    assert pca.set_params(n_components=2).fit(blobs).embedding_.shape == (40, 2)
+
+
 def test_load_gives_scikit_learn_shapes(blobs, tmp_path):
     np.save(tmp_path / "X.npy", blobs)
     launcher = kembed.Launcher(2, os.environ["KEMBED_LAUNCHER"])
