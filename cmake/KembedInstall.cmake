@@ -87,6 +87,10 @@ install(PROGRAMS ${PROJECT_BINARY_DIR}/kembed-plot DESTINATION ${CMAKE_INSTALL_B
 install(FILES ${PROJECT_SOURCE_DIR}/LICENSE ${PROJECT_SOURCE_DIR}/README.md
         DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT runtime)
 
+# The man page kembed(1) in share/man/man1 (component runtime, so in the
+# kembed DEB), when Sphinx and MyST are found (cmake/KembedDocs.cmake).
+include(KembedDocs)
+
 # cpack (and `make install`) would otherwise build every target first, the
 # tests included; kembed and its library are what gets installed, and they
 # are built by then.
