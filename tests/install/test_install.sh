@@ -31,11 +31,16 @@ run_consumer() {  # $1: executable, $2: version it must print
 
 # find_package(kembed): the usage requirements bring MPI, ScaLAPACK and the
 # compile definitions (KEMBED_VERSION) to a project that names only kembed::kembed.
-"$cmake" -S "$src/tests/install/consumer" -B "$tmp/consumer" -DCMAKE_BUILD_TYPE=Release \
-  -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_PREFIX_PATH="$prefix" > "$tmp/configure.log" \
-  || { cat "$tmp/configure.log"; exit 1; }
-"$cmake" --build "$tmp/consumer" > "$tmp/build.log" || { cat "$tmp/build.log"; exit 1; }
-run_consumer "$tmp/consumer/kembed_consumer" "$version"
+# Once as project(app CXX), the usual form (the package must not ask for C),
+# once with C enabled too.
+for with_c in OFF ON; do
+  consumer=$tmp/consumer-c-$with_c
+  "$cmake" -S "$src/tests/install/consumer" -B "$consumer" -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_PREFIX_PATH="$prefix" -DKEMBED_CONSUMER_WITH_C=$with_c \
+    > "$tmp/configure.log" 2>&1 || { cat "$tmp/configure.log"; echo "FAIL: consumer (C $with_c) configure"; exit 1; }
+  "$cmake" --build "$consumer" > "$tmp/build.log" || { cat "$tmp/build.log"; exit 1; }
+  run_consumer "$consumer/kembed_consumer" "$version"
+done
 
 # pkg-config with a plain compiler (no MPI wrapper): the .pc file carries MPI too.
 export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
