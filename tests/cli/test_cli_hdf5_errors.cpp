@@ -106,7 +106,6 @@ void expect_refused(const std::vector<std::string>& args, int np, const std::str
   const RunResult r = run_kembed(concat(args, {"--output-dir", out.string(), "--quiet"}), np);
   EXPECT_FALSE(r.timed_out()) << "hung: " << r.describe();
   EXPECT_TRUE(r.no_rank_succeeded()) << r.describe();
-  EXPECT_EQ(std::count(r.rank_status.begin(), r.rank_status.end(), 1), np) << r.describe();
   EXPECT_TRUE(contains(r.err, "kembed: error: " + expected)) << "expected: " << expected << "\n" << r.describe();
   EXPECT_FALSE(fs::exists(out));
   EXPECT_TRUE(staging_leftovers(scratch_root()).empty());
