@@ -184,7 +184,7 @@ TEST(Manifest, ExistingMessagesStay) {
   EXPECT_EQ(error_of(manifest("format_version", 2)),
             "M/manifest.json: unsupported model format version 2" + kVersionsRead);
   EXPECT_EQ(error_of(manifest("format_version", nullptr)),
-            "M/manifest.json: unsupported model format version null" + kVersionsRead);
+            "M/manifest.json: unsupported model format version (none given)" + kVersionsRead);
   EXPECT_EQ(error_of(manifest("arrays", nullptr)), "M/manifest.json: manifest lists no arrays");
   EXPECT_EQ(error_of(manifest("arrays", Json::array({"X.npy"}))),
             "M/manifest.json: manifest lists no arrays");
