@@ -16,7 +16,7 @@ namespace kembed::io {
 
 namespace {
 
-std::string trim(std::string_view s) {
+std::string trimmed(std::string_view s) {
   std::size_t b = 0, e = s.size();
   while (b < e && (s[b] == ' ' || s[b] == '\r')) ++b;
   while (e > b && (s[e - 1] == ' ' || s[e - 1] == '\r')) --e;
@@ -39,11 +39,11 @@ std::vector<std::string> split(std::string_view line, char delimiter, const std:
       } else {
         quoted = false;
       }
-    } else if (ch == '"' && trim(cell).empty()) {
+    } else if (ch == '"' && trimmed(cell).empty()) {
       quoted = was_quoted = true;
       cell.clear();
     } else if (ch == delimiter) {
-      cells.push_back(was_quoted ? cell : trim(cell));
+      cells.push_back(was_quoted ? cell : trimmed(cell));
       cell.clear();
       was_quoted = false;
     } else {
@@ -51,7 +51,7 @@ std::vector<std::string> split(std::string_view line, char delimiter, const std:
     }
   }
   if (quoted) throw Error(where + ": a quoted cell is not closed on its line");
-  cells.push_back(was_quoted ? cell : trim(cell));
+  cells.push_back(was_quoted ? cell : trimmed(cell));
   return cells;
 }
 
@@ -101,7 +101,7 @@ CategoricalTable parse_categorical(std::string_view text, const std::string& nam
     const std::string_view line = text.substr(pos, end - pos);
     pos = end + 1;
     ++line_number;
-    const std::string content = trim(line);
+    const std::string content = trimmed(line);
     if (content.empty() || content[0] == '#') continue;
     const std::string where = name + ":" + std::to_string(line_number);
     if (table.variables.empty()) {
