@@ -35,7 +35,7 @@ TEST(CrossProduct, MatchesASerialProductOnEveryGridAndTakesTheLocalPathWhereItSh
           std::vector<double> x(std::size_t(n) * d);  // column-major
           for (double& v : x) v = dist(gen);
           DistMatrix a(grid, n, d, nb, nb);
-          a.fill([&](std::int64_t i, std::int64_t j) { return x[std::size_t(j) * n + i]; });
+          a.fill([&, rows = n](std::int64_t i, std::int64_t j) { return x[std::size_t(j) * rows + i]; });
           const int m = trans == 'T' ? d : n;
           DistMatrix c(grid, m, m, nb, nb);
           const double alpha = 0.5;
