@@ -24,7 +24,7 @@ KEMBED_DOCS_PACKAGES=(python3-sphinx python3-myst-parser furo)
 # package python/ (numpy, pytest; scikit-learn only for an optional comparison)
 # and the documentation, whose build is a test.
 KEMBED_TEST_PACKAGES=(slurm-wlm munge python3-matplotlib python3-numpy python3-pytest python3-venv python3-pip
-  "${KEMBED_DOCS_PACKAGES[@]}")
+  python3-h5py "${KEMBED_DOCS_PACKAGES[@]}")
 # Only for scripts/fuzz: clang, its libFuzzer and sanitizer runtimes, and
 # llvm-symbolizer (llvm-14) for readable stack traces in crash reports.
 KEMBED_FUZZ_PACKAGES=(clang libclang-rt-14-dev llvm-14)
@@ -37,18 +37,60 @@ kembed_install() {
   done
   [ ${#missing[@]} -eq 0 ] && return 0
   echo "installing: ${missing[*]}"
+  kembed_stage "apt (${#missing[@]} packages)" kembed_apt_get "${missing[@]}"
+}
+
+kembed_apt_get() {
   local sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
   $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "$@"
+}
+
+# Runs "$@" as the stage NAME ($1): with KEMBED_STAGE_LOG set (.ci/run sets
+# it), appends "NAME<tab>seconds<tab>exit status" to that file, so that the
+# run ends with a table of where its time went.
+kembed_stage() {
+  local name=$1 start=$SECONDS status=0
+  shift
+  "$@" || status=$?
+  if [ -n "${KEMBED_STAGE_LOG:-}" ]; then
+    printf '%s\t%d\t%d\n' "$name" $((SECONDS - start)) "$status" >> "$KEMBED_STAGE_LOG"
+  fi
+  return "$status"
 }
 
 # Configures and builds $KEMBED_BUILD (everything, or only the targets in
 # $KEMBED_BUILD_TARGET, separated by spaces).
 kembed_build() {
-  cmake -S "$KEMBED_ROOT" -B "$KEMBED_BUILD" -DCMAKE_BUILD_TYPE=Release "$@"
+  local tree
+  tree=$(basename "$KEMBED_BUILD")
+  kembed_stage "configure $tree" cmake -S "$KEMBED_ROOT" -B "$KEMBED_BUILD" -DCMAKE_BUILD_TYPE=Release \
+    $(kembed_launcher) "$@"
   # shellcheck disable=SC2086  # one word per target
-  cmake --build "$KEMBED_BUILD" -j "$(nproc)" ${KEMBED_BUILD_TARGET:+--target $KEMBED_BUILD_TARGET}
+  kembed_stage "build $tree" cmake --build "$KEMBED_BUILD" -j "$(nproc)" \
+    ${KEMBED_BUILD_TARGET:+--target $KEMBED_BUILD_TARGET}
+}
+
+# The sanitizer tree (scripts/test --sanitize and scripts/fuzz share it):
+# clang with AddressSanitizer + UndefinedBehaviorSanitizer at -O1 -g, the unit
+# and MPI tests and the libFuzzer targets built from one compile of kembed.
+# (clang compiles kembed's instrumented code in about half GCC's time, and
+# libFuzzer exists only in clang; the Release tree stays GCC.)
+KEMBED_ASAN_BUILD=${KEMBED_ASAN_BUILD:-$KEMBED_ROOT/build-asan}
+KEMBED_SANITIZE_ARGS=(-DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g"
+  -DKEMBED_SANITIZE=ON -DKEMBED_FUZZ=ON -DKEMBED_BUILD_BENCH=OFF)
+
+# ccache as the compiler launcher when it is installed (it is not required,
+# and KEMBED_CCACHE=0 turns it off): a rebuild in a fresh clone or another
+# tree then compiles only what changed.
+kembed_launcher() {
+  if [ "${KEMBED_CCACHE:-1}" != 0 ] && command -v ccache > /dev/null; then
+    echo "-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache"
+  else
+    echo "-UCMAKE_CXX_COMPILER_LAUNCHER -UCMAKE_C_COMPILER_LAUNCHER"
+  fi
 }
 
 # OpenBLAS picks its kernels from the CPU's model, which a virtual machine may
@@ -69,6 +111,9 @@ kembed_blas_coretype() {
     echo "OpenBLAS chose kernels older than this CPU: running with OPENBLAS_CORETYPE=$core"
   fi
 }
+
+# ccache may share compiles that use CMake's precompiled headers (tests/).
+export CCACHE_SLOPPINESS=${CCACHE_SLOPPINESS:-pch_defines,time_macros,include_file_mtime,include_file_ctime}
 
 # Open MPI refuses to run as root without these; cluster users running as
 # themselves do not need them. One BLAS thread per rank: ranks already use the cores.
