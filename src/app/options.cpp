@@ -302,14 +302,16 @@ KernelOptions::KernelOptions(const po::variables_map& vm) {
   if (kernel.degree < 1) throw Error("--degree must be at least 1");
   kernel.coef0 = get<double>(vm, "coef0");
   if (!std::isfinite(kernel.coef0)) throw Error("--coef0 must be finite");
-  // A parameter the kernel does not read would be silently ignored.
+  // A parameter the kernel does not read would be silently ignored. --degree
+  // and --coef0 at their defaults change nothing (the Python estimators pass
+  // them with every kernel, as scikit-learn's KernelPCA takes them).
   const std::string name = get<std::string>(vm, "kernel");
   if (vm.count("gamma") && !kernel.uses_gamma())
     throw Error("--gamma applies to the rbf, laplacian, poly and sigmoid kernels, not to --kernel " +
                 name);
-  if (!vm["degree"].defaulted() && kernel.type != KernelType::poly)
+  if (kernel.degree != 3 && kernel.type != KernelType::poly)
     throw Error("--degree applies to the poly kernel, not to --kernel " + name);
-  if (!vm["coef0"].defaulted() && kernel.type != KernelType::poly &&
+  if (kernel.coef0 != 1.0 && kernel.type != KernelType::poly &&
       kernel.type != KernelType::sigmoid)
     throw Error("--coef0 applies to the poly and sigmoid kernels, not to --kernel " + name);
 }

@@ -242,14 +242,15 @@ TEST(KpcaCli, FormatsAndPrecomputedAgree) {
   write_file(dir / "x.bin", raw_doubles(x));
   write_csv(dir / "kernel.csv", rbf_kernel(x, 2.0), "");
 
-  const std::vector<std::string> common = {"--gamma", "2", "--components", "2", "--block-size", "16",
-                                           "--quiet"};
+  // --gamma goes with rbf only: a precomputed kernel refuses it (it would
+  // not read it).
+  const std::vector<std::string> common = {"--components", "2", "--block-size", "16", "--quiet"};
   std::map<std::string, KpcaOutput> results;
   const std::vector<std::pair<std::string, std::vector<std::string>>> runs = {
-      {"csv", {"--input", (dir / "x.csv").string(), "--kernel", "rbf"}},
-      {"npy", {"--input", (dir / "x.npy").string(), "--kernel", "rbf"}},
+      {"csv", {"--input", (dir / "x.csv").string(), "--kernel", "rbf", "--gamma", "2"}},
+      {"npy", {"--input", (dir / "x.npy").string(), "--kernel", "rbf", "--gamma", "2"}},
       {"bin", {"--input", (dir / "x.bin").string(), "--rows", std::to_string(n), "--cols", "2",
-               "--kernel", "rbf"}},
+               "--kernel", "rbf", "--gamma", "2"}},
       {"precomputed", {"--input", (dir / "kernel.csv").string(), "--kernel", "precomputed"}},
   };
   for (const auto& [name, input_args] : runs) {

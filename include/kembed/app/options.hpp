@@ -130,8 +130,9 @@ void refuse_table_format(const OutputOptions& output, const std::string& method,
                          const std::string& tables);
 
 /// --kernel, --gamma, --degree, --coef0. A parameter the kernel does not use
-/// (--gamma of linear, cosine or precomputed; --degree of anything but poly;
-/// --coef0 of anything but poly and sigmoid) is refused.
+/// is refused: --gamma of linear, cosine or precomputed; a --degree other than
+/// the default 3 of anything but poly; a --coef0 other than 1 of anything but
+/// poly and sigmoid.
 struct KernelOptions {
   kernel::Kernel kernel;
   static po::options_description description();
