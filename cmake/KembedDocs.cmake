@@ -6,26 +6,34 @@
 # default build and `cmake --install` puts it in share/man/man1, so in the
 # kembed DEB; otherwise a STATUS line says so. Included from
 # KembedInstall.cmake, after the target kembed exists.
+# Sets KEMBED_SPHINX_BUILD and, in the caller's scope, <reason_var> to why
+# Sphinx cannot build the documentation ("" when it can): sphinx-build must
+# be found, and the interpreter it runs on must import every module named
+# (Debian's sphinx-build first: another python3 earlier in PATH lacks MyST).
+function(kembed_find_sphinx reason_var)
+  find_program(KEMBED_SPHINX_BUILD sphinx-build HINTS /usr/bin)
+  if(NOT KEMBED_SPHINX_BUILD)
+    set(${reason_var} "sphinx-build not found" PARENT_SCOPE)
+    return()
+  endif()
+  file(STRINGS ${KEMBED_SPHINX_BUILD} shebang LIMIT_COUNT 1)
+  string(REGEX REPLACE "^#! *([^ ]+).*$" "\\1" python "${shebang}")
+  string(JOIN ", " modules ${ARGN})
+  execute_process(COMMAND ${python} -c "import ${modules}"
+                  RESULT_VARIABLE status OUTPUT_QUIET ERROR_QUIET)
+  if(status EQUAL 0)
+    set(${reason_var} "" PARENT_SCOPE)
+  else()
+    set(${reason_var} "${modules} not found for ${KEMBED_SPHINX_BUILD}" PARENT_SCOPE)
+  endif()
+endfunction()
+
 option(KEMBED_WITH_MAN "Build and install the man page kembed(1) when Sphinx and MyST are found" ON)
 set(KEMBED_MAN_PAGE "")
 # Sanitizer and fuzzing builds build only what their scripts name; a man
 # page would run an instrumented binary at build time for nothing.
 if(KEMBED_WITH_MAN AND NOT KEMBED_SANITIZE AND NOT KEMBED_FUZZ)
-  # Debian's sphinx-build first: another python3 earlier in PATH lacks MyST.
-  find_program(KEMBED_SPHINX_BUILD sphinx-build HINTS /usr/bin)
-  set(kembed_man_reason "sphinx-build not found (Debian: python3-sphinx python3-myst-parser)")
-  if(KEMBED_SPHINX_BUILD)
-    # The interpreter sphinx-build runs on must import MyST.
-    file(STRINGS ${KEMBED_SPHINX_BUILD} kembed_sphinx_shebang LIMIT_COUNT 1)
-    string(REGEX REPLACE "^#! *([^ ]+).*$" "\\1" kembed_sphinx_python "${kembed_sphinx_shebang}")
-    execute_process(COMMAND ${kembed_sphinx_python} -c "import myst_parser"
-                    RESULT_VARIABLE kembed_myst_status OUTPUT_QUIET ERROR_QUIET)
-    if(kembed_myst_status EQUAL 0)
-      set(kembed_man_reason "")
-    else()
-      set(kembed_man_reason "MyST not found for ${KEMBED_SPHINX_BUILD} (Debian: python3-myst-parser)")
-    endif()
-  endif()
+  kembed_find_sphinx(kembed_man_reason myst_parser)
   if(kembed_man_reason)
     message(STATUS "man page kembed(1) not built: ${kembed_man_reason}")
   else()

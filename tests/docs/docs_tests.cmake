@@ -9,20 +9,7 @@
 # - docs_man_page: the man page kembed(1) was built, when it is built.
 set(kembed_docs_dir ${PROJECT_SOURCE_DIR}/docs)
 find_program(KEMBED_DOCS_PYTHON python3 HINTS /usr/bin)
-find_program(KEMBED_SPHINX_BUILD sphinx-build HINTS /usr/bin)
-
-set(kembed_docs_reason "sphinx-build not found")
-if(KEMBED_SPHINX_BUILD)
-  file(STRINGS ${KEMBED_SPHINX_BUILD} kembed_sphinx_shebang LIMIT_COUNT 1)
-  string(REGEX REPLACE "^#! *([^ ]+).*$" "\\1" kembed_sphinx_python "${kembed_sphinx_shebang}")
-  execute_process(COMMAND ${kembed_sphinx_python} -c "import myst_parser, furo"
-                  RESULT_VARIABLE kembed_docs_status OUTPUT_QUIET ERROR_QUIET)
-  if(kembed_docs_status EQUAL 0)
-    set(kembed_docs_reason "")
-  else()
-    set(kembed_docs_reason "MyST or furo not found for ${KEMBED_SPHINX_BUILD}")
-  endif()
-endif()
+kembed_find_sphinx(kembed_docs_reason myst_parser furo)  # cmake/KembedDocs.cmake
 if(kembed_docs_reason)
   message(STATUS "docs_build not registered: ${kembed_docs_reason} "
                  "(Debian: python3-sphinx python3-myst-parser furo; scripts/test installs them)")
