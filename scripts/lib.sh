@@ -4,6 +4,10 @@ set -euo pipefail
 
 KEMBED_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 KEMBED_BUILD=${KEMBED_BUILD:-$KEMBED_ROOT/build}
+# Parallel jobs for builds and CTest: the machine's processors. Not `nproc`
+# after the export of OMP_NUM_THREADS=1 below, which nproc obeys: every
+# build and test stage then ran one job at a time.
+KEMBED_JOBS=${KEMBED_JOBS:-$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)}
 
 # Debian 12 packages kembed needs to build and test.
 KEMBED_PACKAGES=(build-essential cmake pkg-config openmpi-bin libopenmpi-dev
@@ -68,7 +72,7 @@ kembed_build() {
   kembed_stage "configure $tree" cmake -S "$KEMBED_ROOT" -B "$KEMBED_BUILD" -DCMAKE_BUILD_TYPE=Release \
     $(kembed_launcher) "$@"
   # shellcheck disable=SC2086  # one word per target
-  kembed_stage "build $tree" cmake --build "$KEMBED_BUILD" -j "$(nproc)" \
+  kembed_stage "build $tree" cmake --build "$KEMBED_BUILD" -j "$KEMBED_JOBS" \
     ${KEMBED_BUILD_TARGET:+--target $KEMBED_BUILD_TARGET}
 }
 
