@@ -4,9 +4,9 @@ set -euo pipefail
 
 KEMBED_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 KEMBED_BUILD=${KEMBED_BUILD:-$KEMBED_ROOT/build}
-# Parallel jobs for builds and CTest: the machine's processors. Not `nproc`
+# Parallel compiles for every build: the machine's processors. Not `nproc`
 # after the export of OMP_NUM_THREADS=1 below, which nproc obeys: every
-# build and test stage then ran one job at a time.
+# build ran one compile at a time.
 KEMBED_JOBS=${KEMBED_JOBS:-$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)}
 
 # Debian 12 packages kembed needs to build and test.
