@@ -3,13 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <tuple>
-#include <type_traits>
 
 #include "kembed/core/error.hpp"
 #include "kembed/core/splitmix64.hpp"
-#include "kembed/linalg/block_product.hpp"
 #include "kembed/linalg/lapack.hpp"
-#include "kembed/linalg/scalapack.hpp"
+#include "kembed/spectral/stored_operator.hpp"
 
 namespace kembed::spectral {
 
@@ -64,8 +62,8 @@ namespace {
 // Sum of small matrices over ranks, identical on every rank.
 void reduce(const Comm& comm, std::vector<double>& values) { comm.sum_in_place(values); }
 
-// T: the storage of A (double, or float with single-precision storage); the
-// basis, Rayleigh-Ritz and residuals are double either way.
+// The solver sees A only through SymmetricOperator::apply on blocks of the
+// basis; the basis, Rayleigh-Ritz and residuals are double whatever A is.
 //
 // The basis keeps no products A V. Each product W = A V_c of the newest block
 // V_c = V[:, last:top) is projected onto the basis (T = V^T A V) and then
@@ -79,18 +77,18 @@ void reduce(const Comm& comm, std::vector<double>& values) { comm.sum_in_place(v
 // When the relation does not hold (the next block had fewer independent
 // directions than columns and random ones fill the rest, or there is no room
 // for it in n dimensions), Rayleigh-Ritz multiplies the Ritz vectors instead
-// (one product) and the cycle restarts from A Y. With single-precision storage the products are not
-// exactly linear in the basis (X is rounded to float), so a convergence the
-// relation reports is confirmed by that product before it is accepted.
-template <class T>
+// (one product) and the cycle restarts from A Y. When the operator's products
+// are not exact (single-precision storage: X is rounded to float, so they are
+// not exactly linear in the basis), a convergence the relation reports is
+// confirmed by that product before it is accepted.
 class BlockKrylov {
  public:
-  BlockKrylov(const BasicDistMatrix<T>& a, int k, const KrylovSettings& s)
+  BlockKrylov(SymmetricOperator& a, int k, const KrylovSettings& s)
       : a_(a),
         comm_(a.grid().comm()),
         line_(a.grid().comm(), a.grid().comm().size(), 1),
-        n_(a.rows()),
-        nb_(a.row_dist().block_size()),
+        n_(a.order()),
+        nb_(a.block_size()),
         k_(k),
         settings_(s),
         b_(static_cast<int>(std::min<std::int64_t>(n_, std::max(k, krylov_block_width(k, s))))),
@@ -99,9 +97,13 @@ class BlockKrylov {
         v_(line_, n_, m_ + b_, nb_),
         y_(line_, n_, b_, nb_),
         ay_(line_, n_, b_, nb_),
-        x_(a.grid(), n_, s.product == KrylovProduct::pdgemm ? b_ : 0, nb_, nb_),
-        p_(a.grid(), n_, s.product == KrylovProduct::pdgemm ? b_ : 0, nb_, nb_),
-        product_(a) {}
+        exact_(a.exact_products()) {
+    agree(comm_, v_.local_rows() == a.rows().local_size() && a.rows().global_size() == n_ &&
+                     a.rows().block_size() == nb_
+                     ? ""
+                     : "krylov: the operator's rows are not the 1-D block-cyclic distribution of "
+                       "its order in blocks of its block size over the grid's ranks");
+  }
 
   KrylovResult run() {
     KrylovResult result{{}, DistMatrix(a_.grid(), n_, k_, nb_, nb_), {}, 0, 0, 0, false, {}, false};
@@ -161,19 +163,10 @@ class BlockKrylov {
             counter_gaussian(settings_.seed + salt * 0x1000193ULL, rows.to_global(li), c + j);
   }
 
-  // to[:, t:t+width] = A from[:, c:c+width]: one local dgemm per rank
-  // (BlockProduct), or pdgemm through copies to the 2-D grid.
+  // to[:, t:t+width] = A from[:, c:c+width].
   void multiply(Basis& from, int c, int width, Basis& to, int t) {
     ++matvecs_;
-    if constexpr (std::is_same_v<T, double>) {
-      if (settings_.product == KrylovProduct::pdgemm) {
-        copy(from.matrix(), 0, c, n_, width, x_, 0, 0);
-        scalapack::gemm('N', 'N', 1.0, a_, x_, 0.0, p_);
-        copy(p_, 0, 0, n_, width, to.matrix(), 0, t);
-        return;
-      }
-    }
-    product_.apply(from.col(c), from.ld(), width, to.col(t), to.ld());
+    a_.apply(from.col(c), from.ld(), width, to.col(t), to.ld());
   }
 
   // Makes V[:, c:c+width] orthonormal and orthogonal to V[:, 0:c]: two passes
@@ -361,13 +354,13 @@ class BlockKrylov {
       return std::make_pair(converged, worst);
     };
     auto [converged, worst] = converged_pairs();
-    if (converged == k_ && !multiplied && std::is_same_v<T, float>) {
+    if (converged == k_ && !multiplied && !exact_) {
       ritz_vectors();
       norms = multiplied_residuals(theta_best);
       multiplied = true;
       std::tie(converged, worst) = converged_pairs();
-      // The relation met tol and the product did not: float's round-off in
-      // the products. Once a further cycle no longer halves the product's
+      // The relation met tol and the product did not: the products'
+      // round-off (float's, with single-precision storage). Once a further cycle no longer halves the product's
       // residual, more cycles cannot meet tol.
       if (converged < k_) {
         result.at_precision_floor = worst > 0.5 * last_verified_;
@@ -407,7 +400,7 @@ class BlockKrylov {
     return false;
   }
 
-  const BasicDistMatrix<T>& a_;
+  SymmetricOperator& a_;
   const Comm& comm_;
   BlacsGrid line_;
   std::int64_t n_;
@@ -422,28 +415,29 @@ class BlockKrylov {
   bool restarted_ = false;
   int restart_top_ = 0;              ///< columns of the basis after a restart
   double last_verified_ = INFINITY;  ///< worst residual of the last product that failed tol
-  DistMatrix x_, p_;                 // pdgemm's operands on the 2-D grid (0 columns otherwise)
-  BlockProduct product_;
+  bool exact_;                       ///< a.exact_products()
   int matvecs_ = 0;
   std::uint64_t restarts_ = 0;
 };
 
 }  // namespace
 
+KrylovResult krylov_top_eigenpairs(SymmetricOperator& a, int k, const KrylovSettings& settings) {
+  if (k < 1 || k > a.order()) throw Error("krylov: need 1 <= k <= n");
+  BlockKrylov solver(a, k, settings);
+  return solver.run();
+}
+
 KrylovResult krylov_top_eigenpairs(const DistMatrix& a, int k, const KrylovSettings& settings) {
   if (k < 1 || k > a.rows()) throw Error("krylov: need 1 <= k <= n");
-  if (settings.product == KrylovProduct::pdgemm && a.storage() != Storage::full)
-    throw Error("krylov: the pdgemm product needs full storage");
-  BlockKrylov<double> solver(a, k, settings);
-  return solver.run();
+  StoredOperator op(a, settings.product);
+  return krylov_top_eigenpairs(op, k, settings);
 }
 
 KrylovResult krylov_top_eigenpairs(const SingleMatrix& a, int k, const KrylovSettings& settings) {
   if (k < 1 || k > a.rows()) throw Error("krylov: need 1 <= k <= n");
-  if (settings.product == KrylovProduct::pdgemm)
-    throw Error("krylov: the pdgemm product needs double-precision storage");
-  BlockKrylov<float> solver(a, k, settings);
-  return solver.run();
+  StoredOperator op(a, settings.product);
+  return krylov_top_eigenpairs(op, k, settings);
 }
 
 }  // namespace kembed::spectral

@@ -13,6 +13,7 @@
 #include "kembed/linalg/block_cyclic.hpp"
 #include "kembed/mpi/comm.hpp"
 #include "kembed/spectral/pca_rows.hpp"
+#include "kembed/spectral/stored_operator.hpp"
 
 namespace kembed::spectral {
 
@@ -211,16 +212,11 @@ MemoryPlan plan_memory(const ProblemShape& s) {
       const double m = static_cast<double>(std::min<std::int64_t>(q * b, s.n));
       const double rows = local_count(s.n, z.nb, std::int64_t{s.nprow} * s.npcol);
       plan.items.push_back({"krylov basis and Ritz vectors", rows * (m + 3 * double(b)) * kDouble});
-      // BlockProduct's n x b blocks, in the matrix's precision: X packed,
-      // X at A's local columns (gathered along the process column) and its
-      // partial product for A's local rows; in lower blocks all of X, and X
-      // and a partial product for both A's rows and its columns. In double,
-      // the reduce-scatter's partial sums and result.
-      const double held = s.lower_storage ? rows + n + 2 * (np + nq) : rows + 2 * nq + np;
+      // The stored matrix's product (StoredOperator: BlockProduct's n x b blocks).
       plan.items.push_back(
           {"block product buffers",
-           (held * (s.single_precision ? kDouble / 2 : kDouble) + (n + rows) * kDouble) *
-               double(b)});
+           StoredOperator::product_work_bytes(n, rows, np, nq, s.lower_storage,
+                                              s.single_precision, double(b))});
       break;
     }
   }

@@ -4,38 +4,35 @@
 #include <cstdio>
 
 #include "kembed/core/error.hpp"
-#include "kembed/linalg/block_product.hpp"
 #include "kembed/linalg/reductions.hpp"
 #include "kembed/linalg/scalapack.hpp"
 #include "kembed/spectral/eigensolver.hpp"
+#include "kembed/spectral/stored_operator.hpp"
 
 namespace kembed::spectral {
 
-namespace {
-
-template <class T>
-std::vector<double> through_block_product(const BasicDistMatrix<T>& a, const DistMatrix& v,
-                                          const std::vector<double>& values) {
-  // The product the krylov solver uses (BlockProduct) on v in the line layout:
-  // the one that reads single-precision and lower-block storage.
+std::vector<double> residual_norms(SymmetricOperator& a, const DistMatrix& v,
+                                   const std::vector<double>& values) {
+  // v in the operator's row layout, multiplied there.
   const Comm& comm = a.grid().comm();
   const BlacsGrid line(comm, comm.size(), 1);
   const std::int64_t n = v.rows();
-  const int k = static_cast<int>(v.cols()), nb = a.row_dist().block_size();
+  const int k = static_cast<int>(v.cols()), nb = a.block_size();
   DistMatrix x(line, n, k, nb, std::max(k, 1)), y(line, n, k, nb, std::max(k, 1));
   copy(v, 0, 0, n, k, x, 0, 0);
-  BlockProduct product(a);
-  product.apply(x.data(), x.ld(), k, y.data(), y.ld());
+  a.apply(x.data(), x.ld(), k, y.data(), y.ld());
   for (int j = 0; j < k; ++j)
     for (int li = 0; li < y.local_rows(); ++li) y.local(li, j) -= values[j] * x.local(li, j);
   return column_norms(y);
 }
 
-}  // namespace
-
 std::vector<double> residual_norms(const DistMatrix& a, const DistMatrix& v,
                                    const std::vector<double>& values) {
-  if (a.storage() == Storage::lower_blocks) return through_block_product(a, v, values);
+  if (a.storage() == Storage::lower_blocks) {
+    // The product the krylov solver uses: the one that reads lower-block storage.
+    StoredOperator op(a, KrylovProduct::local);
+    return residual_norms(op, v, values);
+  }
   DistMatrix r(v.grid(), v.rows(), v.cols(), v.row_dist().block_size(), v.col_dist().block_size());
   scalapack::gemm('N', 'N', 1.0, a, v, 0.0, r);
   for (int lj = 0; lj < r.local_cols(); ++lj) {
@@ -47,7 +44,8 @@ std::vector<double> residual_norms(const DistMatrix& a, const DistMatrix& v,
 
 std::vector<double> residual_norms(const SingleMatrix& a, const DistMatrix& v,
                                    const std::vector<double>& values) {
-  return through_block_product(a, v, values);
+  StoredOperator op(a, KrylovProduct::local);
+  return residual_norms(op, v, values);
 }
 
 void reject_inaccurate_pairs(const Comm& comm, const std::vector<double>& relative,

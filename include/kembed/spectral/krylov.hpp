@@ -5,12 +5,14 @@
 #include <vector>
 
 #include "kembed/linalg/dist_matrix.hpp"
+#include "kembed/spectral/symmetric_operator.hpp"
 
 namespace kembed::spectral {
 
-/// How the solver multiplies K by a block: `local` is one dgemm per rank over
-/// its whole block of K and one reduction (BlockProduct, the
-/// default, measured faster); `pdgemm` is ScaLAPACK's product, the reference.
+/// How a stored matrix K is multiplied by a block (StoredOperator): `local` is
+/// one dgemm per rank over its whole block of K and one reduction
+/// (BlockProduct, the default, measured faster); `pdgemm` is ScaLAPACK's
+/// product, the reference.
 enum class KrylovProduct { local, pdgemm };
 
 struct KrylovSettings {
@@ -24,6 +26,8 @@ struct KrylovSettings {
   int block = 0;              ///< block width b (0: max(k + max(4, k/4), 24); at least k)
   int depth = 0;              ///< blocks per cycle q (0: krylov_depth's default); basis q*b columns
   int max_cycles = 300;       ///< restarts before giving up
+  /// The product of the stored-matrix entry points (the operator entry point
+  /// leaves the product to its operator and ignores it).
   KrylovProduct product = KrylovProduct::local;
   /// Called after every cycle (and when the pairs converge inside one; tol is
   /// tested after every block) on every rank, with identical arguments there
@@ -86,14 +90,21 @@ int krylov_block_width(int k, const KrylovSettings& settings);
 /// from 8 up to 12; 6 for wider blocks.
 int krylov_depth(int b, const KrylovSettings& settings, std::int64_t n);
 
-/// Collective: the k algebraically largest eigenpairs of the symmetric `a`
-/// (not modified), by block Krylov subspaces with Rayleigh-Ritz and thick
-/// restart on the b best Ritz vectors. Work per cycle: q - 1 products of `a`
-/// with an n x b block (settings.product) and O(n (qb)^2) for orthogonalization
-/// (block Gram-Schmidt twice, CholeskyQR2) on a row-distributed basis.
-/// Memory: a row-distributed n x (q+1)b basis (no products A V are kept) and
-/// two n x b blocks for the Ritz vectors, never an n x n eigenvector matrix.
-/// @pre 1 <= k, a square with square blocks
+/// Collective over a.grid(): the k algebraically largest eigenpairs of the
+/// symmetric operator `a`, by block Krylov subspaces with Rayleigh-Ritz and
+/// thick restart on the b best Ritz vectors. Work per cycle: q - 1 products
+/// a.apply with an n x b block and O(n (qb)^2) for orthogonalization (block
+/// Gram-Schmidt twice, CholeskyQR2) on a basis in a's row layout (a
+/// DistMatrix on a (ranks x 1) grid with row block a.block_size()). Memory:
+/// an n x (q+1)b basis (no products A V are kept) and two n x b blocks for
+/// the Ritz vectors, never an n x n eigenvector matrix, beside a.cost(b).
+/// When !a.exact_products(), a convergence the Krylov relation reports is
+/// confirmed by an explicit product (see KrylovResult::at_precision_floor).
+/// The vectors are returned on a.grid() in square blocks of a.block_size().
+/// settings.product is not read. @pre 1 <= k <= a.order()
+KrylovResult krylov_top_eigenpairs(SymmetricOperator& a, int k, const KrylovSettings& settings);
+/// The same for the stored symmetric `a` (not modified; StoredOperator with
+/// settings.product). @pre 1 <= k, a square with square blocks
 KrylovResult krylov_top_eigenpairs(const DistMatrix& a, int k, const KrylovSettings& settings);
 /// The same with `a` stored in single precision: the products are sgemm on
 /// the basis rounded to float, everything else stays double, so the

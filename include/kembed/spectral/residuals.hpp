@@ -4,9 +4,15 @@
 #include <vector>
 
 #include "kembed/linalg/dist_matrix.hpp"
+#include "kembed/spectral/symmetric_operator.hpp"
 
 namespace kembed::spectral {
 
+/// Collective over a.grid(): ||A v_j - lambda_j v_j||_2 for every column v_j
+/// of `v`, through one a.apply of all of them.
+/// @pre v is n x k on a.grid() (any blocking), values.size() == k
+std::vector<double> residual_norms(SymmetricOperator& a, const DistMatrix& v,
+                                   const std::vector<double>& values);
 /// Collective: ||A v_j - lambda_j v_j||_2 for every column v_j of `v`.
 /// @pre a is n x n, v is n x k on the same grid and blocking, values.size() == k
 std::vector<double> residual_norms(const DistMatrix& a, const DistMatrix& v,
