@@ -24,13 +24,6 @@ constexpr std::int64_t piece_bytes = std::int64_t{1} << 20;
 /// Headers numpy writes are well under a kilobyte; anything huge is corrupt.
 constexpr std::int64_t max_npy_header_bytes = std::int64_t{1} << 20;
 
-std::string mpi_error_text(int code) {
-  char text[MPI_MAX_ERROR_STRING] = {};
-  int length = 0;
-  MPI_Error_string(code, text, &length);
-  return std::string(text, static_cast<std::size_t>(std::max(length, 0)));
-}
-
 void require_little_endian_host(const std::string& path) {
   if (!host_is_little_endian())
     throw Error(path + ": binary matrices can only be read on little-endian machines");
@@ -115,7 +108,7 @@ void BinaryMatrixFile::open_once() {
   const int open_rc = MPI_File_open(comm_.get(), path_.c_str(), MPI_MODE_RDONLY, MPI_INFO_NULL, &opened);
   // If some ranks opened the file and others did not, the open handles are
   // left alone: closing is collective and the failed ranks have nothing to close.
-  agree(comm_, open_rc == MPI_SUCCESS ? "" : "cannot open '" + path_ + "': " + mpi_error_text(open_rc));
+  agree(comm_, open_rc == MPI_SUCCESS ? "" : "cannot open '" + path_ + "': " + Comm::error_text(open_rc));
   file_ = opened;
 }
 
@@ -164,7 +157,7 @@ BinaryMatrixFile::Landed BinaryMatrixFile::read_ranges(const std::vector<RowRang
       const int bytes = static_cast<int>(count * item_size_);
       MPI_Status status;
       const int rc = MPI_File_read_at(file_, static_cast<MPI_Offset>(at), into, bytes, MPI_BYTE, &status);
-      if (rc != MPI_SUCCESS) return {"cannot read '" + path_ + "': " + mpi_error_text(rc)};
+      if (rc != MPI_SUCCESS) return {"cannot read '" + path_ + "': " + Comm::error_text(rc)};
       int got = 0;
       MPI_Get_count(&status, MPI_BYTE, &got);
       if (got != bytes) return {"cannot read '" + path_ + "': unexpected end of file"};

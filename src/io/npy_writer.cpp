@@ -22,13 +22,6 @@ namespace {
 /// Largest byte count handed to one MPI-IO call (MPI counts are ints).
 constexpr std::int64_t max_chunk_bytes = std::int64_t{1} << 30;
 
-std::string mpi_error_text(int code) {
-  char text[MPI_MAX_ERROR_STRING] = {};
-  int length = 0;
-  MPI_Error_string(code, text, &length);
-  return std::string(text, static_cast<std::size_t>(std::max(length, 0)));
-}
-
 /// Serial (rank 0): the checks that can fail before any data is produced.
 void check_npy_output(const std::string& path) {
   if (path.empty()) throw Error("no output file given (--output FILE.npy)");
@@ -114,7 +107,7 @@ NpyWriter::NpyWriter(const Comm& comm, std::string path, std::int64_t rows, std:
   // closing is collective and the failed ranks have nothing to close.
   if (open_rc != MPI_SUCCESS) file_ = MPI_FILE_NULL;
   const std::string open_error =
-      open_rc == MPI_SUCCESS ? "" : "cannot create '" + temp_ + "': " + mpi_error_text(open_rc);
+      open_rc == MPI_SUCCESS ? "" : "cannot create '" + temp_ + "': " + Comm::error_text(open_rc);
   std::string error;
   try {
     agree(comm_, open_error);
@@ -127,12 +120,12 @@ NpyWriter::NpyWriter(const Comm& comm, std::string path, std::int64_t rows, std:
   try {
     const MPI_Offset total = header_bytes_ + rows_ * cols_ * 8;
     const int size_rc = MPI_File_set_size(file_, total);
-    agree(comm_, size_rc == MPI_SUCCESS ? "" : "cannot write '" + temp_ + "': " + mpi_error_text(size_rc));
+    agree(comm_, size_rc == MPI_SUCCESS ? "" : "cannot write '" + temp_ + "': " + Comm::error_text(size_rc));
     if (comm_.is_root()) {
       MPI_Status status;
       const int rc = MPI_File_write_at(file_, 0, header.data(), static_cast<int>(header.size()), MPI_BYTE,
                                        &status);
-      if (rc != MPI_SUCCESS) error = "cannot write '" + temp_ + "': " + mpi_error_text(rc);
+      if (rc != MPI_SUCCESS) error = "cannot write '" + temp_ + "': " + Comm::error_text(rc);
     }
     agree(comm_, error);
   } catch (const Error&) {
@@ -171,7 +164,7 @@ void NpyWriter::write_rows(std::int64_t first_row, const std::vector<double>& va
     const int rc = MPI_File_write_at(file_, offset + done, data + done, n, MPI_BYTE, &status);
     int written = 0;
     if (rc == MPI_SUCCESS) MPI_Get_count(&status, MPI_BYTE, &written);
-    if (error.empty() && rc != MPI_SUCCESS) error = "cannot write '" + temp_ + "': " + mpi_error_text(rc);
+    if (error.empty() && rc != MPI_SUCCESS) error = "cannot write '" + temp_ + "': " + Comm::error_text(rc);
     if (error.empty() && written != n) error = "cannot write '" + temp_ + "': short write (disk full?)";
     if (!error.empty()) break;
     done += n;
@@ -184,9 +177,9 @@ void NpyWriter::commit() {
   const int close_rc = MPI_File_close(&file_);
   file_ = MPI_FILE_NULL;
   std::string error;
-  if (sync_rc != MPI_SUCCESS) error = "cannot sync '" + temp_ + "': " + mpi_error_text(sync_rc);
+  if (sync_rc != MPI_SUCCESS) error = "cannot sync '" + temp_ + "': " + Comm::error_text(sync_rc);
   if (error.empty() && close_rc != MPI_SUCCESS)
-    error = "cannot close '" + temp_ + "': " + mpi_error_text(close_rc);
+    error = "cannot close '" + temp_ + "': " + Comm::error_text(close_rc);
   agree(comm_, error);
   // Every rank's data is on disk before rank 0 makes the file visible.
   comm_.barrier();

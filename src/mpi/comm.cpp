@@ -69,6 +69,13 @@ std::string Comm::library_version() {
   return std::string(text, static_cast<std::size_t>(std::max(0, len)));
 }
 
+std::string Comm::error_text(int code) {
+  char text[MPI_MAX_ERROR_STRING] = {};
+  int length = 0;
+  MPI_Error_string(code, text, &length);
+  return std::string(text, static_cast<std::size_t>(std::max(length, 0)));
+}
+
 double Comm::min(double v) const {
   double r = 0;
   MPI_Allreduce(&v, &r, 1, MPI_DOUBLE, MPI_MIN, comm_);
@@ -157,6 +164,76 @@ std::vector<char> Comm::gather_bytes(const void* data, std::size_t bytes, int ro
         std::copy_n(buffer.data() + displs[r], counts[r], all.data() + offsets[r] + done);
   }
   return all;
+}
+
+std::vector<std::int64_t> Comm::alltoall_counts(const std::vector<std::int64_t>& send_counts) const {
+  std::vector<long long> out(send_counts.begin(), send_counts.end()),
+      in(static_cast<std::size_t>(size()));
+  MPI_Alltoall(out.data(), 1, MPI_LONG_LONG, in.data(), 1, MPI_LONG_LONG, comm_);
+  return std::vector<std::int64_t>(in.begin(), in.end());
+}
+
+void Comm::alltoallv_bytes(const void* send, const std::vector<std::int64_t>& send_counts,
+                           void* recv, const std::vector<std::int64_t>& recv_counts,
+                           std::size_t value_bytes) const {
+  // Counts are in values of `value_bytes` (a contiguous datatype), so a round
+  // holds up to 2^31 - 1 values per rank in all; pieces of at most `chunk`
+  // values per pair and round keep every displacement below that.
+  const int p = size();
+  const auto* out = static_cast<const char*>(send);
+  auto* in = static_cast<char*>(recv);
+  std::int64_t largest = 0, sent = 0, received = 0;
+  for (int r = 0; r < p; ++r) {
+    largest = std::max({largest, send_counts[r], recv_counts[r]});
+    sent += send_counts[r];
+    received += recv_counts[r];
+  }
+  MPI_Datatype value = MPI_DATATYPE_NULL;
+  MPI_Type_contiguous(static_cast<int>(value_bytes), MPI_BYTE, &value);
+  MPI_Type_commit(&value);
+  const bool fits = sent <= INT_MAX && received <= INT_MAX;
+  const long long need = fits ? 0 : 1;
+  long long any_large = 0;
+  MPI_Allreduce(&need, &any_large, 1, MPI_LONG_LONG, MPI_MAX, comm_);
+  std::vector<int> sc(static_cast<std::size_t>(p)), sd(sc.size()), rc(sc.size()), rd(sc.size());
+  if (any_large == 0) {
+    int s = 0, r = 0;
+    for (int q = 0; q < p; ++q) {
+      sc[q] = static_cast<int>(send_counts[q]), sd[q] = s, s += sc[q];
+      rc[q] = static_cast<int>(recv_counts[q]), rd[q] = r, r += rc[q];
+    }
+    MPI_Alltoallv(send, sc.data(), sd.data(), value, recv, rc.data(), rd.data(), value, comm_);
+  } else {
+    const long long chunk = std::max(1LL, static_cast<long long>(INT_MAX) / p);
+    long long most = static_cast<long long>(largest), rounds_max = 0;
+    MPI_Allreduce(&most, &rounds_max, 1, MPI_LONG_LONG, MPI_MAX, comm_);
+    std::vector<std::int64_t> send_at(sc.size()), recv_at(sc.size());
+    for (int q = 1; q < p; ++q) {
+      send_at[q] = send_at[q - 1] + send_counts[q - 1];
+      recv_at[q] = recv_at[q - 1] + recv_counts[q - 1];
+    }
+    std::vector<char> out_piece, in_piece;
+    for (long long done = 0; done < rounds_max; done += chunk) {
+      int s = 0, r = 0;
+      for (int q = 0; q < p; ++q) {
+        sc[q] = static_cast<int>(std::max(0LL, std::min<long long>(chunk, send_counts[q] - done)));
+        rc[q] = static_cast<int>(std::max(0LL, std::min<long long>(chunk, recv_counts[q] - done)));
+        sd[q] = s, s += sc[q];
+        rd[q] = r, r += rc[q];
+      }
+      out_piece.resize(std::size_t(s) * value_bytes);
+      in_piece.resize(std::size_t(r) * value_bytes);
+      for (int q = 0; q < p; ++q)
+        std::copy_n(out + (send_at[q] + done) * value_bytes, std::size_t(sc[q]) * value_bytes,
+                    out_piece.data() + std::size_t(sd[q]) * value_bytes);
+      MPI_Alltoallv(out_piece.data(), sc.data(), sd.data(), value, in_piece.data(), rc.data(),
+                    rd.data(), value, comm_);
+      for (int q = 0; q < p; ++q)
+        std::copy_n(in_piece.data() + std::size_t(rd[q]) * value_bytes,
+                    std::size_t(rc[q]) * value_bytes, in + (recv_at[q] + done) * value_bytes);
+    }
+  }
+  MPI_Type_free(&value);
 }
 
 double Comm::max(double v) const {

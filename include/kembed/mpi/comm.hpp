@@ -7,6 +7,7 @@
 #include <cstring>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace kembed {
@@ -51,6 +52,8 @@ class Comm {
   [[noreturn]] static void abort_world(int code);
   /// The MPI library's version string (MPI_Get_library_version).
   static std::string library_version();
+  /// The MPI library's text for an error code (MPI_Error_string).
+  static std::string error_text(int code);
 
   // Small typed collectives used throughout kembed.
   double max(double v) const;
@@ -104,6 +107,36 @@ class Comm {
     return all;
   }
 
+  /// Collective: personalized all-to-all (MPI_Alltoallv). `send` holds
+  /// send_counts[0] values for rank 0, then send_counts[1] for rank 1, ...;
+  /// `recv` receives recv_counts[r] values from rank r, in rank order. The
+  /// counts must match pairwise (what r sends here is what this rank expects
+  /// from r). Counts of any size: sent in rounds whose counts and
+  /// displacements fit MPI's int (one round when they all do; every rank
+  /// learns the number of rounds from one small reduction).
+  template <class T>
+  void alltoallv(const T* send, const std::vector<std::int64_t>& send_counts, T* recv,
+                 const std::vector<std::int64_t>& recv_counts) const {
+    static_assert(std::is_trivially_copyable_v<T>, "alltoallv of plain values only");
+    alltoallv_bytes(send, send_counts, recv, recv_counts, sizeof(T));
+  }
+  /// Collective: the same with the receive counts exchanged first
+  /// (MPI_Alltoall); returns what every rank sent this one, in rank order,
+  /// and (if asked) how many values came from each rank.
+  template <class T>
+  std::vector<T> alltoallv(const std::vector<T>& send, const std::vector<std::int64_t>& send_counts,
+                           std::vector<std::int64_t>* received_counts = nullptr) const {
+    std::vector<std::int64_t> counts = alltoall_counts(send_counts);
+    std::int64_t total = 0;
+    for (std::int64_t c : counts) total += c;
+    std::vector<T> recv(static_cast<std::size_t>(total));
+    alltoallv(send.data(), send_counts, recv.data(), counts);
+    if (received_counts) *received_counts = std::move(counts);
+    return recv;
+  }
+  /// Collective: one count per rank sent, one received from each (MPI_Alltoall).
+  std::vector<std::int64_t> alltoall_counts(const std::vector<std::int64_t>& send_counts) const;
+
   /// Collective: every rank's `local` concatenated in rank order on `root`;
   /// an empty vector on the other ranks (no copy of the whole there).
   template <class T>
@@ -118,6 +151,8 @@ class Comm {
  private:
   std::vector<char> allgatherv_bytes(const void* data, std::size_t bytes) const;
   std::vector<char> gatherv_bytes(const void* data, std::size_t bytes, int root) const;
+  void alltoallv_bytes(const void* send, const std::vector<std::int64_t>& send_counts, void* recv,
+                       const std::vector<std::int64_t>& recv_counts, std::size_t value_bytes) const;
   /// Both: onto `root`, or onto every rank when root is kAllRanks.
   static constexpr int kAllRanks = -1;
   std::vector<char> gather_bytes(const void* data, std::size_t bytes, int root) const;

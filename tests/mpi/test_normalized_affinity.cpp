@@ -1,0 +1,204 @@
+// The kNN affinity as distributed sparse rows and the operator
+// M = D^(-1/2) W D^(-1/2) on them, against dense serial references built
+// here from brute-force distances: W's rows on every rank, M X, the graph's
+// components (against the replicated graph), the Chebyshev filter p(M) X
+// (against V p(Lambda) V^T X from LAPACK with p in closed form), and the
+// Laplacian eigenmap against a dense serial eigendecomposition and against
+// scikit-learn's numbers.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include "kembed/graph/neighbors.hpp"
+#include "kembed/graph/sparse_rows.hpp"
+#include "kembed/graph/sparse_rows_stats.hpp"
+#include "kembed/io/matrix_file.hpp"
+#include "kembed/linalg/blacs_grid.hpp"
+#include "kembed/spectral/chebyshev_filter.hpp"
+#include "kembed/spectral/normalized_affinity.hpp"
+#include "serial_reference.hpp"
+#include "test_support.hpp"
+
+using namespace kembed;
+
+namespace {
+
+// W = (C + C^T) / 2 without its diagonal, C_ij = 1 for the K - 1 nearest
+// others of i (ties to the lower index), by sorting all distances.
+test::Dense brute_force_affinity(const std::vector<double>& x, int n, int d, int others) {
+  test::Dense w{n, std::vector<double>(std::size_t(n) * n, 0.0)};
+  for (int i = 0; i < n; ++i) {
+    std::vector<std::pair<double, int>> all;
+    for (int j = 0; j < n; ++j) {
+      if (j == i) continue;
+      double s = 0;
+      for (int t = 0; t < d; ++t)
+        s += (x[std::size_t(i) * d + t] - x[std::size_t(j) * d + t]) *
+             (x[std::size_t(i) * d + t] - x[std::size_t(j) * d + t]);
+      all.emplace_back(std::sqrt(s), j);
+    }
+    std::sort(all.begin(), all.end());
+    for (int t = 0; t < others; ++t) {
+      w(i, all[t].second) += 0.5;
+      w(all[t].second, i) += 0.5;
+    }
+  }
+  return w;
+}
+
+test::Dense normalized(const test::Dense& w) {
+  const int n = w.n;
+  std::vector<double> degree(n, 0.0);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) degree[i] += w(i, j);
+  test::Dense m = w;
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) m(i, j) /= std::sqrt(degree[i] * degree[j]);
+  return m;
+}
+
+struct ListedPoints {
+  std::unique_ptr<io::MatrixFile> file;
+  graph::NeighborLists lists;
+};
+
+ListedPoints lists_of(const Comm& comm, const std::string& name, const std::vector<double>& x,
+                      int n, int d, int others) {
+  const auto dir = test::scratch_dir(comm, "affinity_" + name);
+  ListedPoints s;
+  s.file = io::open_matrix_file(comm, test::write_bin(comm, dir, name + ".bin", x), {n, d});
+  graph::NeighborSettings ns;
+  ns.neighbors = others;
+  ns.chunk_rows = 7;
+  s.lists = graph::nearest_neighbors(*s.file, *s.file, ns, true, comm);
+  return s;
+}
+
+// Rows of the column-major n x width `x` that `rows` deals to this rank.
+std::vector<double> my_rows(const std::vector<double>& x, int n, int width,
+                            const BlockCyclic1D& rows) {
+  std::vector<double> out(std::size_t(std::max(1, rows.local_size())) * width, 0.0);
+  for (int c = 0; c < width; ++c)
+    for (int li = 0; li < rows.local_size(); ++li)
+      out[std::size_t(c) * std::max(1, rows.local_size()) + li] =
+          x[std::size_t(c) * n + rows.to_global(li)];
+  return out;
+}
+
+}  // namespace
+
+TEST(SparseAffinity, RowsAndProductMatchDenseSerialReference) {
+  const Comm comm = Comm::world();
+  const int n = 61, d = 3, others = 5, width = 4;
+  const auto x = test::random_data(n, d, 17);
+  const test::Dense w = brute_force_affinity(x, n, d, others);
+  const test::Dense m = normalized(w);
+  const auto xs = test::random_data(n, width, 5);  // n x width, read as column-major
+  for (int nb : {1, 4, 64}) {
+    const ListedPoints s = lists_of(comm, "rows" + std::to_string(nb), x, n, d, others);
+    graph::SparseRows rows = graph::symmetrized_rows(n, nb, s.lists, comm);
+    // Every stored entry is W's, and every non-zero of W's rows is stored.
+    bool ok = rows.offsets.size() == std::size_t(rows.rows.local_size()) + 1;
+    for (int li = 0; ok && li < rows.rows.local_size(); ++li) {
+      const std::int64_t i = rows.rows.to_global(li);
+      int nonzeros = 0;
+      for (int j = 0; j < n; ++j) nonzeros += w(int(i), j) != 0;
+      ok = ok && rows.offsets[li + 1] - rows.offsets[li] == nonzeros;
+      for (auto t = rows.offsets[li]; ok && t < rows.offsets[li + 1]; ++t)
+        ok = rows.values[t] == w(int(i), int(rows.columns[t])) &&
+             (t == rows.offsets[li] || rows.columns[t] > rows.columns[t - 1]);
+    }
+    EXPECT_TRUE(test::all_ranks(comm, ok)) << "block size " << nb;
+
+    BlacsGrid grid(comm, comm.size(), 1);
+    spectral::NormalizedAffinity op(std::move(rows), grid);
+    const auto& layout = op.rows();
+    const int ld = std::max(1, layout.local_size());
+    const auto mine = my_rows(xs, n, width, layout);
+    std::vector<double> y(std::size_t(ld) * width, 0.0);
+    op.apply(mine.data(), ld, width, y.data(), ld);
+    double err = 0;
+    for (int c = 0; c < width; ++c)
+      for (int li = 0; li < layout.local_size(); ++li) {
+        const int i = static_cast<int>(layout.to_global(li));
+        double want = 0;
+        for (int j = 0; j < n; ++j) want += m(i, j) * xs[std::size_t(c) * n + j];
+        err = std::max(err, std::abs(y[std::size_t(c) * ld + li] - want));
+      }
+    EXPECT_TRUE(test::all_ranks(comm, err < 1e-14)) << "block size " << nb << ": " << err;
+
+    double frobenius = 0;
+    for (double v : m.a) frobenius += v * v;
+    EXPECT_NEAR(op.frobenius_norm(), std::sqrt(frobenius), 1e-13);
+  }
+}
+
+TEST(SparseAffinity, GraphStatsMatchReplicatedGraph) {
+  const Comm comm = Comm::world();
+  // Two clusters far apart, and one cloud: 2 and 1 components.
+  const int n = 50, d = 2;
+  for (double gap : {1000.0, 0.0}) {
+    auto x = test::random_data(n, d, 3);
+    for (int i = 0; i < n; i += 3) x[std::size_t(i) * d] += gap;
+    graph::NeighborSettings ns;
+    ns.neighbors = 4;
+    const ListedPoints s = lists_of(comm, "stats", x, n, d, ns.neighbors);
+    const auto rows = graph::symmetrized_rows(n, 3, s.lists, comm);
+    const graph::GraphStats got = graph::graph_stats(rows, comm);
+    const graph::GraphStats want = graph::graph_stats(graph::neighborhood_graph(*s.file, ns, comm));
+    EXPECT_EQ(got.components, gap > 0 ? 2 : 1);
+    EXPECT_EQ(got.components, want.components);
+    EXPECT_EQ(got.component_sizes, want.component_sizes);
+    EXPECT_EQ(got.edges, want.edges);
+    EXPECT_EQ(got.min_degree, want.min_degree);
+    EXPECT_EQ(got.max_degree, want.max_degree);
+  }
+}
+
+// p(M) X = V p(Lambda) V^T X with p(l) = T_m(L(l)) / T_m(L(1)) in closed
+// form (cos / cosh of m arccos / arccosh), M from LAPACK's eigendecomposition.
+TEST(SparseAffinity, ChebyshevFilterMatchesSpectralReference) {
+  const Comm comm = Comm::world();
+  const int n = 40, d = 2, others = 4, width = 3, degree = 9;
+  const spectral::ChebyshevInterval interval{-1, 0.8, 1};
+  const auto x = test::random_data(n, d, 23);
+  const test::Dense m = normalized(brute_force_affinity(x, n, d, others));
+  test::Dense v;
+  const auto lambda = test::serial_eigh(m, v);
+  const auto chebyshev = [&](double t) {
+    return std::abs(t) <= 1 ? std::cos(degree * std::acos(t))
+                            : (t > 0 ? 1.0 : (degree % 2 ? -1.0 : 1.0)) *
+                                  std::cosh(degree * std::acosh(std::abs(t)));
+  };
+  const auto map = [&](double l) {
+    return (2 * l - (interval.cut + interval.lower)) / (interval.cut - interval.lower);
+  };
+  const auto p = [&](double l) { return chebyshev(map(l)) / chebyshev(map(1)); };
+  const auto xs = test::random_data(n, width, 8);
+  std::vector<double> want(std::size_t(n) * width, 0.0);
+  for (int c = 0; c < width; ++c)
+    for (int e = 0; e < n; ++e) {
+      double proj = 0;
+      for (int j = 0; j < n; ++j) proj += v(j, e) * xs[std::size_t(c) * n + j];
+      for (int i = 0; i < n; ++i) want[std::size_t(c) * n + i] += v(i, e) * p(lambda[e]) * proj;
+    }
+  const ListedPoints s = lists_of(comm, "filter", x, n, d, others);
+  BlacsGrid grid(comm, comm.size(), 1);
+  spectral::NormalizedAffinity op(graph::symmetrized_rows(n, 5, s.lists, comm), grid);
+  spectral::ChebyshevFilter filter(op, degree, interval);
+  for (double l : lambda) EXPECT_NEAR(filter.value(l), p(l), 1e-13) << l;
+  const auto& layout = filter.rows();
+  const int ld = std::max(1, layout.local_size());
+  const auto mine = my_rows(xs, n, width, layout);
+  std::vector<double> y(std::size_t(ld) * width, 0.0);
+  filter.apply(mine.data(), ld, width, y.data(), ld);
+  EXPECT_EQ(op.products(), degree);
+  double err = 0;
+  for (int c = 0; c < width; ++c)
+    for (int li = 0; li < layout.local_size(); ++li)
+      err = std::max(err, std::abs(y[std::size_t(c) * ld + li] -
+                                   want[std::size_t(c) * n + layout.to_global(li)]));
+  EXPECT_TRUE(test::all_ranks(comm, err < 1e-13)) << err;
+}
