@@ -99,7 +99,7 @@ class BlockKrylov {
         ay_(line_, n_, b_, nb_),
         exact_(a.exact_products()) {
     agree(comm_, v_.local_rows() == a.rows().local_size() && a.rows().global_size() == n_ &&
-                     a.rows().block_size() == nb_
+                         a.rows().block_size() == nb_
                      ? ""
                      : "krylov: the operator's rows are not the 1-D block-cyclic distribution of "
                        "its order in blocks of its block size over the grid's ranks");
@@ -360,8 +360,9 @@ class BlockKrylov {
       multiplied = true;
       std::tie(converged, worst) = converged_pairs();
       // The relation met tol and the product did not: the products'
-      // round-off (float's, with single-precision storage). Once a further cycle no longer halves the product's
-      // residual, more cycles cannot meet tol.
+      // round-off (float's, with single-precision storage). Once a further
+      // cycle no longer halves the product's residual, more cycles cannot
+      // meet tol.
       if (converged < k_) {
         result.at_precision_floor = worst > 0.5 * last_verified_;
         last_verified_ = worst;

@@ -213,10 +213,9 @@ MemoryPlan plan_memory(const ProblemShape& s) {
       const double rows = local_count(s.n, z.nb, std::int64_t{s.nprow} * s.npcol);
       plan.items.push_back({"krylov basis and Ritz vectors", rows * (m + 3 * double(b)) * kDouble});
       // The stored matrix's product (StoredOperator: BlockProduct's n x b blocks).
-      plan.items.push_back(
-          {"block product buffers",
-           StoredOperator::product_work_bytes(n, rows, np, nq, s.lower_storage,
-                                              s.single_precision, double(b))});
+      plan.items.push_back({"block product buffers",
+                            StoredOperator::product_work_bytes(n, rows, np, nq, s.lower_storage,
+                                                               s.single_precision, double(b))});
       break;
     }
   }

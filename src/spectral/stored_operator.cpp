@@ -94,13 +94,12 @@ OperatorCost StoredOperator::cost(int width) const {
   if (product_ == KrylovProduct::pdgemm) {
     // X and A X in the line layout and on the 2-D grid.
     const int cols = BlockCyclic1D(width, nb_, grid_->mycol(), grid_->npcol()).local_size();
-    cost.work_bytes = (2 * std::size_t(line_.local_size()) * width +
-                       2 * std::size_t(local_rows) * cols) *
-                      sizeof(double);
+    cost.work_bytes =
+        (2 * std::size_t(line_.local_size()) * width + 2 * std::size_t(local_rows) * cols) *
+        sizeof(double);
   } else {
-    cost.work_bytes = static_cast<std::size_t>(
-        product_work_bytes(double(n_), line_.local_size(), local_rows, local_cols, lower,
-                           single_ != nullptr, width));
+    cost.work_bytes = static_cast<std::size_t>(product_work_bytes(
+        double(n_), line_.local_size(), local_rows, local_cols, lower, single_ != nullptr, width));
   }
   cost.flops = 2 * used * width;
   return cost;

@@ -49,9 +49,8 @@ class StoredOperator final : public SymmetricOperator {
   /// product for both A's rows and its columns. In double, the
   /// reduce-scatter's partial sums and result. Sizes in double, so that no
   /// shape overflows (the memory plan passes process (0, 0)'s counts).
-  static double product_work_bytes(double n, double line_rows, double local_rows,
-                                   double local_cols, bool lower_blocks, bool single_precision,
-                                   double width);
+  static double product_work_bytes(double n, double line_rows, double local_rows, double local_cols,
+                                   bool lower_blocks, bool single_precision, double width);
 
  private:
   template <class T>
@@ -61,7 +60,7 @@ class StoredOperator final : public SymmetricOperator {
   // line grid's matrices to and from the 2-D grid.
   void apply_pdgemm(const double* x, int ldx, int width, double* y, int ldy);
 
-  const DistMatrix* double_;   // the matrix, or
+  const DistMatrix* double_;    // the matrix, or
   const SingleMatrix* single_;  // its single-precision storage
   const BlacsGrid* grid_;
   std::int64_t n_;
