@@ -226,8 +226,10 @@ po::options_description spectral_options() {
   // clang-format off
   d.add_options()
       ("affinity", po::value<std::string>()->default_value("rbf"),
-       "rbf: exp(-gamma ||x - y||^2); knn: 1/2 (C + C^T) with C the K-nearest-neighbour "
-       "connectivity (scikit-learn's nearest_neighbors)")
+       "rbf: exp(-gamma ||x - y||^2), a dense n x n matrix; knn: 1/2 (C + C^T) with C the "
+       "K-nearest-neighbour connectivity (scikit-learn's nearest_neighbors), held as sparse "
+       "rows (memory O(n K / ranks)) and solved by krylov on a Chebyshev filter; --solver "
+       "evd, evr and elpa need the dense matrix and are refused with knn")
       ("gamma", po::value<double>(), "rbf: coefficient (default 1/d)")
       ("neighbors", po::value<int>(),
        "knn: K, counting the point itself as scikit-learn does (default max(n/10, 1))");
@@ -261,9 +263,11 @@ void run_spectral(const po::variables_map& vm, const Comm& world) {
   const int k = solve.components;
   Job job("spectral", output, solve.layout, {in.input}, [&](const Comm& c) { return in.open(c); });
   job.with_dry_run(solve, [&](const io::MatrixFile& file, const BlacsGrid& grid) {
-    return ProblemShape{file.rows(),  file.cols(),  k + 1,
-                        grid.nprow(), grid.npcol(), solve.layout.block_size,
-                        solve.solver};
+    LaplacianEigenmapsSettings shaped = settings;
+    shaped.components = k;
+    shaped.solver = solve.solver;
+    shaped.block_size = solve.layout.block_size;
+    return spectral_problem_shape(file.rows(), file.cols(), grid.nprow(), grid.npcol(), shaped);
   });
   drive(vm, world, job, [&](Run& run) {
     settings.components = k;

@@ -300,10 +300,9 @@ void run_plan(const po::variables_map& vm, const Comm& world) {
     settings.block_size = layout.block_size;
     shape = pca_problem_shape(n, d, settings, grid.first, grid.second);
   }
-  // Isomap's and the knn affinity's graph is held whole on every rank beside
-  // the n x n matrix: 2 n K stored directions of target (8 bytes), length (8)
-  // and a listed flag (1). The request is checked by the fit's own code
-  // before anything is printed.
+  // Isomap's graph is held whole on every rank beside the n x n matrix: 2 n K stored directions of
+  // target (8 bytes), length (8) and a listed flag (1). The request is checked by the fit's own
+  // code before anything is printed.
   std::string extra;
   if (method == "isomap") {
     IsomapSettings settings;
@@ -320,11 +319,14 @@ void run_plan(const po::variables_map& vm, const Comm& world) {
     settings.components = requested;
     settings.affinity = affinity == "knn" ? Affinity::knn : Affinity::rbf;
     if (vm.count("neighbors")) settings.neighbors = vm["neighbors"].as<int>();
+    settings.solver = solver;
+    settings.block_size = layout.block_size;
     const std::string error =
         spectral_embedding_request_error(n, settings, "the planned input");
     if (!error.empty()) throw Error(error);
+    // knn: the sparse graph's own plan (no n x n matrix, no replicated graph).
     if (settings.affinity == Affinity::knn)
-      extra += graph_line(n, resolved_neighbors(n, settings), shape);
+      shape = spectral_problem_shape(n, d, grid.first, grid.second, settings);
   }
   // A grid with more process rows or columns than the matrix has blocks
   // leaves ranks without work (and without memory use).
@@ -332,7 +334,7 @@ void run_plan(const po::variables_map& vm, const Comm& world) {
   const std::int64_t blocks = (shape.n - 1) / nb + 1;
   const std::int64_t busy = std::min<std::int64_t>(blocks, grid.first) *
                             std::min<std::int64_t>(blocks, grid.second);
-  if (busy < ranks)
+  if (busy < ranks && shape.graph_neighbors == 0)
     extra += "note: with block size " + std::to_string(nb) + " the " + std::to_string(shape.n) +
              " x " + std::to_string(shape.n) + " matrix is " + std::to_string(blocks) + " x " +
              std::to_string(blocks) + " blocks; only " + std::to_string(busy) + " of the " +

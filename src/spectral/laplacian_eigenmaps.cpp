@@ -8,9 +8,13 @@
 #include "kembed/core/error.hpp"
 #include "kembed/distribute/read_distributed.hpp"
 #include "kembed/graph/neighbors.hpp"
+#include "kembed/graph/sparse_rows.hpp"
+#include "kembed/graph/sparse_rows_stats.hpp"
 #include "kembed/kernel/assemble.hpp"
 #include "kembed/kernel/kernel.hpp"
 #include "kembed/spectral/isomap.hpp"
+#include "kembed/spectral/normalized_affinity.hpp"
+#include "kembed/spectral/residuals.hpp"
 #include "kembed/spectral/spectral_step.hpp"
 
 namespace kembed::spectral {
@@ -94,8 +98,110 @@ std::string spectral_embedding_request_error(std::int64_t n,
     return "--neighbors " + std::to_string(neighbors) +
            " (which counts the point itself, as scikit-learn) must be between 2 and the number "
            "of points (" + std::to_string(n) + ") in " + source;
+  if (settings.solver != Solver::automatic && settings.solver != Solver::krylov)
+    return "--solver " + solver_name(settings.solver) +
+           " needs a dense matrix, and --affinity knn keeps the graph sparse: use --solver "
+           "krylov (or auto), or --affinity rbf for the dense solvers";
   return "";
 }
+
+ProblemShape spectral_problem_shape(std::int64_t n, std::int64_t d, int nprow, int npcol,
+                                    const LaplacianEigenmapsSettings& settings) {
+  const int k = settings.components;
+  ProblemShape shape{n, d, k + 1, nprow, npcol, settings.block_size, settings.solver};
+  if (settings.affinity == Affinity::knn) {
+    shape.solver = Solver::krylov;
+    shape.graph_neighbors = resolved_neighbors(n, settings);
+    shape.graph_block = settings.knn_solve.block > 0 ? settings.knn_solve.block
+                        : settings.knn_solve.filter  ? k + 1 + 5
+                                                     : krylov_block_width(k + 1, settings.krylov);
+  }
+  return shape;
+}
+
+namespace {
+
+// --affinity knn: the graph as sparse rows, M as an operator, the filtered
+// Krylov solver; nothing of size n x n.
+void fit_knn(io::MatrixFile& points, const BlacsGrid& grid,
+             const LaplacianEigenmapsSettings& settings, PhaseTimer& timer,
+             LaplacianEigenmapsResult& r) {
+  const Comm& comm = grid.comm();
+  const std::int64_t n = r.n;
+  const int k = settings.components;
+  const int nb = effective_block_size(settings.block_size, n);
+  timer.start("graph");
+  r.neighbors = resolved_neighbors(n, settings);
+  graph::NeighborSettings ns;
+  ns.neighbors = r.neighbors - 1;
+  graph::SparseRows w = [&] {
+    const graph::NeighborLists lists = graph::nearest_neighbors(points, points, ns, true, comm);
+    return graph::symmetrized_rows(n, nb, lists, comm);
+  }();
+  r.graph = graph::graph_stats(w, comm);
+  ns.neighbors = r.neighbors;
+  agree(comm, disconnected_graph_message(*r.graph, ns, "the spectral embedding"));
+
+  // Every point lists K - 1 >= 1 others, so every degree is at least 1/2.
+  timer.start("assemble");
+  NormalizedAffinity m(std::move(w), grid);
+  r.min_degree = m.min_degree();
+  r.max_degree = m.max_degree();
+  const double norm = m.frobenius_norm();
+
+  timer.start("solve");
+  AffinityEigenpairs pairs = top_affinity_eigenpairs(m, k + 1, settings.krylov, settings.knn_solve);
+  r.solver_used = "krylov";
+  r.solver_note = pairs.note;
+  r.iterations = pairs.cycles;
+  r.matvecs = static_cast<int>(pairs.products);
+  agree(comm, pairs.converged ? "" : pairs.failure);
+  r.affinity_eigenvalues = pairs.values;
+  for (double mu : pairs.values) r.laplacian_eigenvalues.push_back(1 - mu);
+  for (double res : pairs.residual_norms) r.residuals.push_back(res / norm);
+  timer.start("residual");
+  reject_inaccurate_pairs(comm, r.residuals, "krylov");
+  if (1 - pairs.values[1] <= kConnectedGap) {
+    std::ostringstream msg;
+    msg.precision(17);
+    msg << points.path() << ": the affinity graph is disconnected (or numerically so): the "
+        << "eigenvalue 1 of D^(-1/2) W D^(-1/2) is repeated (second eigenvalue " << pairs.values[1]
+        << "), so the embedding is not defined; increase --neighbors";
+    agree(comm, msg.str());
+  }
+
+  // v / sqrt(degree) in M's row layout, then on rank 0 the sign rule.
+  timer.start("project");
+  // Each rank's rows as (global index, k values) records, gathered on rank 0.
+  const int rows = m.rows().local_size(), ld = std::max(1, rows);
+  std::vector<double> records;
+  records.reserve(std::size_t(rows) * (k + 1));
+  for (int li = 0; li < rows; ++li) {
+    records.push_back(static_cast<double>(m.rows().to_global(li)));  // exact below 2^53
+    for (int c = 0; c < k; ++c)
+      records.push_back(pairs.vectors[std::size_t(c + 1) * ld + li] / std::sqrt(m.degrees()[li]));
+  }
+  const auto gathered = comm.gatherv(records);
+  if (comm.is_root()) {
+    std::vector<double> y(std::size_t(n) * k);
+    for (std::size_t t = 0; t < gathered.size(); t += std::size_t(k) + 1)
+      std::copy_n(&gathered[t + 1], k, &y[static_cast<std::size_t>(gathered[t]) * k]);
+    r.embedding.assign(std::size_t(n) * k, 0.0);
+    for (int c = 0; c < k; ++c) {
+      std::int64_t arg = 0;
+      for (std::int64_t i = 0; i < n; ++i) {
+        const double e = y[std::size_t(i) * k + c];
+        r.embedding[std::size_t(i) * k + c] = e;
+        if (std::abs(e) > std::abs(r.embedding[std::size_t(arg) * k + c])) arg = i;
+      }
+      if (r.embedding[std::size_t(arg) * k + c] < 0)
+        for (std::int64_t i = 0; i < n; ++i) r.embedding[std::size_t(i) * k + c] *= -1;
+    }
+  }
+  timer.stop();
+}
+
+}  // namespace
 
 LaplacianEigenmapsResult fit_laplacian_eigenmaps(io::MatrixFile& points, const BlacsGrid& grid,
                                                  const LaplacianEigenmapsSettings& settings,
@@ -112,8 +218,12 @@ LaplacianEigenmapsResult fit_laplacian_eigenmaps(io::MatrixFile& points, const B
     if (!(r.gamma > 0 && std::isfinite(r.gamma)))
       agree(comm, "--gamma must be positive and finite");
   }
-  r.memory = check_memory({n, r.d, k + 1, grid.nprow(), grid.npcol(), nb, settings.solver},
+  r.memory = check_memory(spectral_problem_shape(n, r.d, grid.nprow(), grid.npcol(), settings),
                           settings.max_memory_per_rank, comm);
+  if (settings.affinity == Affinity::knn) {
+    fit_knn(points, grid, settings, timer, r);
+    return r;
+  }
 
   std::optional<graph::Graph> g;
   if (settings.affinity == Affinity::knn) {

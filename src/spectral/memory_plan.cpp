@@ -118,7 +118,56 @@ std::string MemoryPlan::describe() const {
   return out.str();
 }
 
+// spectral --affinity knn, two phases. The graph: the neighbour search (each
+// rank's contiguous block of rows, a chunk of the others, K - 1 neighbours
+// per row), the pairs exchanged to build the rows (16 bytes each, both
+// directions: with the lists, 5 per listed neighbour at the peak), the rows
+// with global columns, and the union-find labels of the component count
+// (n on each rank, 2 n while merging). The solve: the sparse rows of M
+// (at most 2 (K - 1) entries per row, a buffer index and a value each), the
+// degrees, the gathered rows of a product (at most every other row) and
+// those sent, the Chebyshev filter's three blocks, the Krylov basis, and
+// the results.
+MemoryPlan plan_sparse_graph(const ProblemShape& s) {
+  const double n = static_cast<double>(s.n), ranks = double(s.nprow) * s.npcol;
+  const int nb = effective_block_size(s.block_size, s.n);
+  const double rows = local_count(s.n, nb, std::int64_t{s.nprow} * s.npcol);
+  const double block_rows = std::ceil(n / ranks);
+  const double others = std::max(1, s.graph_neighbors - 1);
+  const double entries = std::min(n - 1, 2 * others) * rows;
+  const std::int64_t b = std::max<std::int64_t>(1, std::min<std::int64_t>(s.n, s.graph_block));
+  const std::int64_t q = std::max<std::int64_t>(
+      2, std::min<std::int64_t>(krylov_depth(static_cast<int>(b), KrylovSettings{}, s.n), s.n / b));
+  const double m = static_cast<double>(std::min<std::int64_t>(q * b, s.n));
+  MemoryPlan plan;
+  plan.items.push_back({"process baseline", kBaseline});
+  plan.items.push_back({"sparse rows of M (K = " + std::to_string(s.graph_neighbors) + ")",
+                        entries * (4 + 8) + (rows + 1) * 8});
+  plan.items.push_back({"degrees", rows * kDouble});
+  const double fetched = std::min(n - rows, entries);
+  plan.items.push_back(
+      {"exchange buffers (gathered and sent rows)", (rows + 2 * fetched) * double(b) * kDouble});
+  plan.items.push_back({"Chebyshev filter blocks", 3 * rows * double(b) * kDouble});
+  plan.items.push_back({"krylov basis and Ritz vectors", rows * (m + 3 * double(b)) * kDouble});
+  plan.items.push_back({"results gathered on rank 0", 3 * n * s.k * kDouble});
+  // The graph is built, and its components counted, before the solve
+  // allocates anything: the plan's total is the larger of the two phases.
+  const double solve_phase = plan.total() - kBaseline;
+  const double search =
+      (block_rows + std::min(n, 4096.0)) * double(std::max<std::int64_t>(1, s.d)) * kDouble +
+      5 * block_rows * others * 16;
+  const double build = entries * (8 + 8 + 8) + 2 * n * 8;
+  const double graph_phase = std::max(search, build);
+  if (graph_phase > solve_phase)
+    plan.items.push_back(
+        {"graph build beyond the solve's memory (neighbour lists, exchanged "
+         "pairs, component labels)",
+         graph_phase - solve_phase});
+  return plan;
+}
+
 MemoryPlan plan_memory(const ProblemShape& s) {
+  if (s.graph_neighbors > 0) return plan_sparse_graph(s);
   const SolverSizes z = sizes_of(s);
   const double np = z.np, nq = z.nq, n = z.n, nb = z.nb;
   const double local = np * nq * kDouble;  // one n x n matrix on process (0, 0)

@@ -313,6 +313,15 @@ TEST(Manifold, PlanIsTheMdsPlanPlusTheGraph) {
   const auto kpca = lines(plan("kpca", {"-k", "3", "--storage", "full"}));
   ASSERT_EQ(spectral.size(), kpca.size());
   for (std::size_t i = 1; i < kpca.size(); ++i) EXPECT_EQ(spectral[i], kpca[i]);
+
+  // --affinity knn plans its sparse graph: no n x n matrix or eigenvector
+  // matrix, the rows of M and the Krylov basis instead, and far less memory.
+  const std::string knn = plan("spectral", {"-k", "2", "--affinity", "knn", "--neighbors", "10"});
+  EXPECT_FALSE(contains(knn, "n x n matrix (local block)")) << knn;
+  EXPECT_FALSE(contains(knn, "eigenvectors (n x n)")) << knn;
+  EXPECT_TRUE(contains(knn, "sparse rows of M (K = 10)")) << knn;
+  EXPECT_TRUE(contains(knn, "krylov basis and Ritz vectors")) << knn;
+  EXPECT_FALSE(contains(knn, "neighbourhood graph")) << knn;
 }
 
 TEST(Manifold, BadInputFailsOnEveryRank) {
@@ -331,7 +340,11 @@ TEST(Manifold, BadInputFailsOnEveryRank) {
                  "--neighbors 40 must be below the number of points (40)");
   expect_failure(isomap(input, {"--neighbors", "0"}), 1, "--neighbors must be at least 1");
   expect_failure(isomap(input, {"--radius", "0"}), 4, "--radius must be positive and finite");
-  expect_failure({"spectral", "--input", far.string(), "--affinity", "knn", "--neighbors", "7",
+  for (int np : {1, 3})
+    expect_failure({"spectral", "--input", far.string(), "--affinity", "knn", "--neighbors", "7",
+                    "-o", (dir / "out").string()},
+                   np, "has 2 connected components (sizes 20, 20)");
+  expect_failure({"spectral", "--input", input.string(), "--affinity", "knn", "--solver", "evd",
                   "-o", (dir / "out").string()},
-                 1, "has 2 connected components");
+                 2, "--solver evd needs a dense matrix, and --affinity knn keeps the graph sparse");
 }

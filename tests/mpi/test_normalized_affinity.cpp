@@ -17,6 +17,7 @@
 #include "kembed/io/matrix_file.hpp"
 #include "kembed/linalg/blacs_grid.hpp"
 #include "kembed/spectral/chebyshev_filter.hpp"
+#include "kembed/spectral/laplacian_eigenmaps.hpp"
 #include "kembed/spectral/normalized_affinity.hpp"
 #include "serial_reference.hpp"
 #include "test_support.hpp"
@@ -201,4 +202,143 @@ TEST(SparseAffinity, ChebyshevFilterMatchesSpectralReference) {
       err = std::max(err, std::abs(y[std::size_t(c) * ld + li] -
                                    want[std::size_t(c) * n + layout.to_global(li)]));
   EXPECT_TRUE(test::all_ranks(comm, err < 1e-13)) << err;
+}
+
+namespace {
+
+spectral::LaplacianEigenmapsResult knn_embedding(const Comm& comm, const std::string& name,
+                                                 const std::vector<double>& x, int n, int d,
+                                                 int neighbors, int nb) {
+  const auto dir = test::scratch_dir(comm, "embedding_" + name);
+  auto file = io::open_matrix_file(comm, test::write_bin(comm, dir, name + ".bin", x), {n, d});
+  BlacsGrid grid(comm);
+  spectral::LaplacianEigenmapsSettings settings;
+  settings.affinity = spectral::Affinity::knn;
+  settings.neighbors = neighbors;
+  settings.components = 2;
+  settings.solver = spectral::Solver::automatic;
+  settings.block_size = nb;
+  PhaseTimer timer(comm);
+  return spectral::fit_laplacian_eigenmaps(*file, grid, settings, timer);
+}
+
+// Largest |a - s b| over the columns of the n x 2 row-major a and b, with s
+// the sign of each column's a . b.
+double difference_up_to_sign(const std::vector<double>& a, const std::vector<double>& b, int n) {
+  double worst = 0;
+  for (int c = 0; c < 2; ++c) {
+    double dot = 0;
+    for (int i = 0; i < n; ++i) dot += a[std::size_t(i) * 2 + c] * b[std::size_t(i) * 2 + c];
+    for (int i = 0; i < n; ++i)
+      worst = std::max(worst, std::abs(a[std::size_t(i) * 2 + c] -
+                                       (dot < 0 ? -1 : 1) * b[std::size_t(i) * 2 + c]));
+  }
+  return worst;
+}
+
+}  // namespace
+
+// The embedding of a swiss roll (n = 300, K = 8) against the dense serial
+// eigendecomposition of M (LAPACK), each column v / sqrt(degree) with its
+// largest |entry| positive: to 1e-10 on every rank count and block size, so
+// rank counts agree with each other to 2e-10.
+TEST(SparseAffinity, EmbeddingMatchesDenseSerialEigenvectors) {
+  const Comm comm = Comm::world();
+  const int n = 300, d = 3, neighbors = 8;
+  std::mt19937 gen(4);
+  std::uniform_real_distribution<double> u(0, 1);
+  std::vector<double> x;
+  for (int i = 0; i < n; ++i) {
+    const double t = 1.5 * M_PI * (1 + 2 * u(gen));
+    x.insert(x.end(), {t * std::cos(t), 21 * u(gen), t * std::sin(t)});
+  }
+  const test::Dense w = brute_force_affinity(x, n, d, neighbors - 1);
+  std::vector<double> degree(n, 0.0);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) degree[i] += w(i, j);
+  test::Dense v;
+  const auto lambda = test::serial_eigh(normalized(w), v);  // ascending
+  ASSERT_LT(lambda[n - 2], 1 - 1e-6) << "the test graph must be connected";
+  std::vector<double> want(std::size_t(n) * 2);
+  for (int c = 0; c < 2; ++c) {
+    int arg = 0;
+    for (int i = 0; i < n; ++i) {
+      want[std::size_t(i) * 2 + c] = v(i, n - 2 - c) / std::sqrt(degree[i]);
+      if (std::abs(want[std::size_t(i) * 2 + c]) > std::abs(want[std::size_t(arg) * 2 + c]))
+        arg = i;
+    }
+    if (want[std::size_t(arg) * 2 + c] < 0)
+      for (int i = 0; i < n; ++i) want[std::size_t(i) * 2 + c] *= -1;
+  }
+  for (int nb : {8, 64}) {
+    const auto r = knn_embedding(comm, "roll" + std::to_string(nb), x, n, d, neighbors, nb);
+    if (comm.is_root()) {
+      ASSERT_EQ(r.embedding.size(), want.size());
+      EXPECT_LT(test::max_abs_diff(r.embedding, want), 1e-10) << "block size " << nb;
+      EXPECT_NEAR(r.affinity_eigenvalues[1], lambda[n - 2], 1e-12);
+      EXPECT_NEAR(r.affinity_eigenvalues[2], lambda[n - 3], 1e-12);
+    }
+    EXPECT_TRUE(r.graph && r.graph->components == 1);
+  }
+}
+
+// scikit-learn 1.2.1 on the 40 points below, up to each column's sign:
+//   i = np.arange(40); t = 1.5 * np.pi * (1 + 2 * ((i * 0.618034) % 1.0))
+//   x = np.c_[t * np.cos(t), 3.0 * ((i * 0.414214) % 1.0), t * np.sin(t)]
+//   SpectralEmbedding(n_components=2, affinity="nearest_neighbors", n_neighbors=6,
+//                     random_state=0).fit_transform(x)
+TEST(SparseAffinity, EmbeddingMatchesScikitLearn) {
+  const Comm comm = Comm::world();
+  const int n = 40, d = 3;
+  const double sklearn[40][2] = {{-0.044685316945967377, -0.079757279447757207},
+                                 {0.044710129896084937, -0.095234950946666633},
+                                 {-0.036752335509324323, 0.076792126392202051},
+                                 {-0.058406423339437595, 0.068022137634472818},
+                                 {0.1354092826559409, 0.00078804728823363688},
+                                 {-0.068643794188282398, -0.058845768043936084},
+                                 {-0.027575148243300877, -0.092001868437923573},
+                                 {0.029145359178436442, 0.091152537843832177},
+                                 {-0.014350024118280361, 0.10725198761314919},
+                                 {0.09081232836296832, -0.070198367584715968},
+                                 {-0.058018654602129113, 0.0391354483873552},
+                                 {-0.066922629866773511, -0.025955511237725683},
+                                 {0.1195546063099162, 0.030486452891476775},
+                                 {-0.059317868528098852, -0.075684461953902979},
+                                 {0.021757696621869733, -0.10128457841004869},
+                                 {-0.010569157966292375, 0.094750044381233411},
+                                 {-0.045194865732821561, 0.088415917667404323},
+                                 {0.1329639468279937, -0.021600785108158618},
+                                 {-0.070038297124683971, -0.029567965174166062},
+                                 {-0.049473567713444036, -0.071735255640775888},
+                                 {0.053206576875341693, 0.080205936221437762},
+                                 {0.0056734374895187007, 0.105391145285626},
+                                 {0.066388276123697673, -0.087301389184587866},
+                                 {-0.044932399267407476, 0.070226241368941955},
+                                 {-0.065068686495771841, 0.037152420244364562},
+                                 {0.13365758403743913, 0.012406558981517612},
+                                 {-0.064755393505149264, -0.067477666159424798},
+                                 {-0.012945219375035235, -0.096242896633721445},
+                                 {0.0051938503761766409, 0.098218560732665161},
+                                 {-0.027151487739490183, 0.10159053938857826},
+                                 {0.12106915200443609, -0.039307957103086835},
+                                 {-0.06442573586806255, 0.0085005788601942231},
+                                 {-0.067464701369678859, -0.051042115775481067},
+                                 {0.09624963991555914, 0.051500392687071302},
+                                 {-0.064803652081757909, -0.073258165686976059},
+                                 {0.030711800916657227, -0.098261271873086378},
+                                 {-0.022471168105719613, 0.089502082665660829},
+                                 {-0.055783109440016222, 0.071755737451307131},
+                                 {0.13804625716451457, -0.003720129992476744},
+                                 {-0.068226665362401337, -0.047126596611599257}};
+  std::vector<double> x, want;
+  for (int i = 0; i < n; ++i) {
+    const double t = 1.5 * M_PI * (1 + 2 * std::fmod(i * 0.618034, 1.0));
+    x.insert(x.end(), {t * std::cos(t), 3.0 * std::fmod(i * 0.414214, 1.0), t * std::sin(t)});
+    want.insert(want.end(), {sklearn[i][0], sklearn[i][1]});
+  }
+  const auto r = knn_embedding(comm, "sklearn", x, n, d, 6, 4);
+  if (comm.is_root()) {
+    ASSERT_EQ(r.embedding.size(), want.size());
+    EXPECT_LT(difference_up_to_sign(r.embedding, want, n), 1e-6);
+  }
 }

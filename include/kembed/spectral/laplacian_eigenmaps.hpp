@@ -11,6 +11,7 @@
 #include "kembed/graph/graph.hpp"
 #include "kembed/io/matrix_file.hpp"
 #include "kembed/linalg/blacs_grid.hpp"
+#include "kembed/spectral/affinity_eigenpairs.hpp"
 #include "kembed/spectral/eigensolver.hpp"
 #include "kembed/spectral/memory_plan.hpp"
 
@@ -32,6 +33,8 @@ struct LaplacianEigenmapsSettings {
   Solver solver = Solver::evd;
   int block_size = 64;
   KrylovSettings krylov;
+  /// knn: how the sparse operator's eigenpairs are found (the filter by default).
+  AffinitySolve knn_solve;
   double max_memory_per_rank = 0;
 };
 
@@ -62,7 +65,8 @@ struct LaplacianEigenmapsResult {
 /// (disconnected, or numerically so: the embedding is then not defined).
 /// Empty when the spectral embedding of n points (`source` names them) can
 /// be asked with `settings`, else why not: --components k needs k + 1
-/// points; --affinity knn needs 2 <= --neighbors <= n (default max(n/10, 1)).
+/// points; --affinity knn needs 2 <= --neighbors <= n (default max(n/10, 1))
+/// and the krylov solver (auto or krylov: the graph is never a dense matrix).
 /// fit_laplacian_eigenmaps checks with it first, and `kembed plan spectral`
 /// before it prints anything.
 std::string spectral_embedding_request_error(std::int64_t n,
@@ -72,6 +76,16 @@ std::string spectral_embedding_request_error(std::int64_t n,
 /// --neighbors of --affinity knn as the fit uses it: the setting, or max(n/10, 1).
 int resolved_neighbors(std::int64_t n, const LaplacianEigenmapsSettings& settings);
 
+/// The memory plan's shape of the spectral embedding of n points in d
+/// dimensions on a P x Q grid: rbf the dense n x n matrix, knn its sparse
+/// graph (ProblemShape::graph_neighbors).
+ProblemShape spectral_problem_shape(std::int64_t n, std::int64_t d, int nprow, int npcol,
+                                    const LaplacianEigenmapsSettings& settings);
+
+/// Collective over the grid: with --affinity knn, W is held as sparse rows
+/// (graph::symmetrized_rows, built from each rank's neighbour lists) and
+/// M = D^(-1/2) W D^(-1/2) is the operator NormalizedAffinity, solved by
+/// top_affinity_eigenpairs; no n x n matrix. With rbf, the dense path.
 LaplacianEigenmapsResult fit_laplacian_eigenmaps(io::MatrixFile& points, const BlacsGrid& grid,
                                                  const LaplacianEigenmapsSettings& settings,
                                                  PhaseTimer& timer);

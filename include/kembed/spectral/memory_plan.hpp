@@ -33,6 +33,13 @@ struct ProblemShape {
   /// The n x n matrix held in its blocks on and below the diagonal
   /// (Storage::lower_blocks; krylov only).
   bool lower_storage = false;
+  /// > 0: the matrix is the normalized affinity of a kNN graph with this
+  /// many neighbours per point (counting the point itself), held as sparse
+  /// rows (spectral --affinity knn); krylov only, no n x n matrix. The plan
+  /// then counts the neighbour search, the rows, the exchange buffers and the
+  /// Krylov basis of a block of graph_block columns.
+  int graph_neighbors = 0;
+  int graph_block = 0;
 };
 
 /// The block size a fit uses for an n x n decomposition (`order` = n) when

@@ -1,0 +1,153 @@
+#include "kembed/spectral/affinity_eigenpairs.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <sstream>
+
+#include "kembed/linalg/dist_matrix.hpp"
+#include "kembed/spectral/chebyshev_filter.hpp"
+#include "kembed/spectral/eigensolver.hpp"
+
+namespace kembed::spectral {
+
+namespace {
+
+// Counts the products of the operator it wraps.
+class Counted final : public SymmetricOperator {
+ public:
+  explicit Counted(SymmetricOperator& a) : a_(a) {}
+  std::int64_t order() const override { return a_.order(); }
+  const BlacsGrid& grid() const override { return a_.grid(); }
+  int block_size() const override { return a_.block_size(); }
+  const BlockCyclic1D& rows() const override { return a_.rows(); }
+  void apply(const double* x, int ldx, int width, double* y, int ldy) override {
+    a_.apply(x, ldx, width, y, ldy);
+    ++products;
+  }
+  bool exact_products() const override { return a_.exact_products(); }
+  OperatorCost cost(int width) const override { return a_.cost(width); }
+  long long products = 0;
+
+ private:
+  SymmetricOperator& a_;
+};
+
+// Rayleigh quotients and residuals of `v` (n x q, any grid) with M, in M's
+// row layout; the pairs sorted by descending quotient.
+void rayleigh_quotients(SymmetricOperator& m, const DistMatrix& v, AffinityEigenpairs& out) {
+  const Comm& comm = m.grid().comm();
+  const int q = static_cast<int>(v.cols());
+  BlacsGrid line(comm, comm.size(), 1);
+  DistMatrix x(line, m.order(), q, m.block_size(), std::max(1, q));
+  copy(v, 0, 0, m.order(), q, x, 0, 0);
+  const int rows = m.rows().local_size(), ld = x.ld();
+  std::vector<double> y(std::size_t(ld) * q);
+  m.apply(x.data(), ld, q, y.data(), ld);
+  std::vector<double> sums(std::size_t(3) * q, 0.0);  // v^T v, v^T M v, (Mv)^T (Mv)
+  for (int j = 0; j < q; ++j)
+    for (int i = 0; i < rows; ++i) {
+      const double a = x.data()[std::size_t(j) * ld + i], b = y[std::size_t(j) * ld + i];
+      sums[j] += a * a, sums[q + j] += a * b, sums[2 * q + j] += b * b;
+    }
+  comm.sum_in_place(sums);
+  std::vector<double> mu(q), res(q);
+  for (int j = 0; j < q; ++j) {
+    mu[j] = sums[q + j] / sums[j];
+    // ||Mv - mu v||^2 summed directly (no cancellation of the expanded form).
+    double r = 0;
+    for (int i = 0; i < rows; ++i) {
+      const double e = y[std::size_t(j) * ld + i] - mu[j] * x.data()[std::size_t(j) * ld + i];
+      r += e * e;
+    }
+    res[j] = r;
+  }
+  comm.sum_in_place(res);
+  std::vector<int> order(q);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return mu[a] > mu[b]; });
+  out.vectors.assign(std::size_t(std::max(1, rows)) * q, 0.0);
+  out.values.clear();
+  out.residual_norms.clear();
+  for (int j = 0; j < q; ++j) {
+    const int from = order[j];
+    const double scale = 1 / std::sqrt(sums[from]);
+    for (int i = 0; i < rows; ++i)
+      out.vectors[std::size_t(j) * std::max(1, rows) + i] =
+          x.data()[std::size_t(from) * ld + i] * scale;
+    out.values.push_back(mu[from]);
+    out.residual_norms.push_back(std::sqrt(res[from]) * scale);
+  }
+}
+
+}  // namespace
+
+AffinityEigenpairs top_affinity_eigenpairs(SymmetricOperator& m, int q,
+                                           const KrylovSettings& settings,
+                                           const AffinitySolve& how) {
+  Counted a(m);
+  AffinityEigenpairs out;
+  const auto plain = [&](const std::string& why) {
+    KrylovResult r = krylov_top_eigenpairs(a, q, settings);
+    out.cycles += r.cycles;
+    out.converged = r.converged;
+    out.failure = r.converged ? "" : krylov_failure(r, settings.tol);
+    rayleigh_quotients(a, r.vectors, out);
+    out.products = a.products;
+    out.note = why;
+  };
+  const std::int64_t n = m.order();
+  if (!how.filter || n < 4 * std::int64_t(q + 5)) {
+    plain(how.filter ? "plain krylov on M (n too small for the filter)" : "");
+    return out;
+  }
+  // (1) A lower bound of the q-th eigenvalue, from a short run on M.
+  KrylovSettings rough = settings;
+  rough.tol = 1e-2;
+  rough.max_cycles = 2;
+  rough.block = how.block > 0 ? how.block : q + 5;
+  rough.progress = {};
+  KrylovResult first = krylov_top_eigenpairs(a, q, rough);
+  out.cycles += first.cycles;
+  const double bound = first.values.back();
+  // The cut halfway between the bound and -1 would be safe but slow; a
+  // little below the bound keeps the damped part large. The bound is below
+  // the q-th eigenvalue already; the margin covers its round-off.
+  const double cut = bound - 1e-3 * (1 - bound) - 1e-12;
+  if (!(cut > -1 && cut < 1)) {
+    plain("plain krylov on M (no room for a filter: q-th eigenvalue estimate " +
+          std::to_string(bound) + ")");
+    return out;
+  }
+  const ChebyshevInterval interval{-1, cut, 1};
+  int degree = how.degree;
+  if (degree <= 0) {
+    // T_m(L(1)) = cosh(m acosh(L(1))) >= 1 / kFilterDamping.
+    const double l1 = (2 - (cut - 1)) / (cut + 1);
+    degree = static_cast<int>(std::ceil(std::acosh(1 / kFilterDamping) / std::acosh(l1)));
+    degree = std::clamp(degree, 8, kMaxFilterDegree);
+  }
+  ChebyshevFilter p(a, degree, interval);
+  // (2) Krylov on p(M).
+  KrylovSettings filtered = settings;
+  filtered.block = how.block > 0 ? how.block : q + 5;
+  KrylovResult r = krylov_top_eigenpairs(p, q, filtered);
+  out.cycles += r.cycles;
+  out.converged = r.converged;
+  out.failure = r.converged ? "" : krylov_failure(r, settings.tol);
+  // (3) M's eigenvalues and residuals.
+  rayleigh_quotients(a, r.vectors, out);
+  std::ostringstream note;
+  note.precision(6);
+  note << "Chebyshev filter of degree " << degree << " damping [-1, " << cut
+       << "] (cut below the Ritz bound " << bound << " of eigenvalue " << q << ")";
+  if (out.values.back() <= cut) {
+    plain("");
+    note << " left eigenvalue " << q << " below the cut; plain krylov on M used instead";
+  }
+  out.products = a.products;
+  out.note = note.str();
+  return out;
+}
+
+}  // namespace kembed::spectral
