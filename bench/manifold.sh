@@ -1,19 +1,25 @@
 #!/usr/bin/env bash
 # Isomap and Laplacian eigenmaps end to end with their phases, beside
 # scikit-learn's Isomap(n_neighbors=K, eigen_solver='arpack') and
-# SpectralEmbedding(affinity='rbf') on the same file (issue 15): a swiss roll
-# (kembed generate, d = 3), K = 10, k = 2, one run. Embeddings are compared up
-# to the sign of each column (max |difference| / max |entry|).
+# SpectralEmbedding(affinity='rbf') on the same file (issue 15), and the knn
+# affinity, kembed spectral --affinity knn (sparse rows, Chebyshev-filtered
+# Krylov) beside SpectralEmbedding(affinity='nearest_neighbors',
+# n_neighbors=K) (issue 42): a swiss roll (kembed generate, d = 3), K = 10,
+# k = 2, one run. Embeddings are compared up to the sign and scale of each
+# column (max |difference| / max |entry|); each kembed run's time and peak
+# memory (one rank, /usr/bin/time) are kept in its .time file.
 #
-#   bench/manifold.sh [--rows N] [--ranks P] [--neighbors K] [--no-sklearn] [--out DIR]
+#   bench/manifold.sh [--rows N] [--ranks P] [--neighbors K] [--methods "isomap spectral knn"]
+#                     [--no-sklearn] [--out DIR]
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 kembed=${KEMBED:-$root/build/kembed}
 rows=16000; ranks=2; neighbors=10; sklearn=1; out=$root/results/bench-manifold
+methods="isomap spectral knn"
 while [ $# -gt 0 ]; do
   case $1 in
     --rows) rows=$2; shift 2 ;; --ranks) ranks=$2; shift 2 ;; --neighbors) neighbors=$2; shift 2 ;;
-    --no-sklearn) sklearn=0; shift ;; --out) out=$2; shift 2 ;;
+    --no-sklearn) sklearn=0; shift ;; --out) out=$2; shift 2 ;; --methods) methods=$2; shift 2 ;;
     *) echo "unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -27,39 +33,49 @@ run() {  # name, kembed arguments...
   /usr/bin/time -f "%e s, %M KB max RSS (one rank)" -o "$out/$name.time" \
     mpirun --oversubscribe -np "$ranks" "$kembed" "$@" --input "$data" -k 2 --output-dir "$out/$name" --quiet
 }
-run isomap isomap --neighbors "$neighbors"
-run spectral spectral --affinity rbf
+want() { case " $methods " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+want isomap && run isomap isomap --neighbors "$neighbors"
+want spectral && run spectral spectral --affinity rbf
+want knn && run knn spectral --affinity knn --neighbors "$neighbors"
 py=/usr/bin/python3
 if [ "$sklearn" = 1 ] && $py -c "import sklearn" 2>/dev/null; then
   # scikit-learn as users run it: its BLAS on both cores.
-  OPENBLAS_NUM_THREADS=2 OMP_NUM_THREADS=2 $py - "$data" "$neighbors" "$out" <<'PY'
+  OPENBLAS_NUM_THREADS=2 OMP_NUM_THREADS=2 $py - "$data" "$neighbors" "$out" "$methods" <<'PY'
 import sys, time, numpy as np
 from sklearn.manifold import Isomap, SpectralEmbedding
-path, k_nn, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+path, k_nn, out, methods = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4].split()
 x = np.load(path)
-t0 = time.perf_counter()
-y = Isomap(n_neighbors=k_nn, n_components=2, eigen_solver="arpack").fit_transform(x)
-np.save(out + "/sklearn-isomap.npy", y); open(out + "/sklearn-isomap.time", "w").write("%.2f" % (time.perf_counter() - t0))
-t0 = time.perf_counter()
-y = SpectralEmbedding(n_components=2, affinity="rbf", random_state=0).fit_transform(x)
-np.save(out + "/sklearn-spectral.npy", y); open(out + "/sklearn-spectral.time", "w").write("%.2f" % (time.perf_counter() - t0))
+fits = {
+    "isomap": lambda: Isomap(n_neighbors=k_nn, n_components=2, eigen_solver="arpack"),
+    "spectral": lambda: SpectralEmbedding(n_components=2, affinity="rbf", random_state=0),
+    "knn": lambda: SpectralEmbedding(n_components=2, affinity="nearest_neighbors",
+                                     n_neighbors=k_nn, random_state=0),
+}
+for m in methods:
+    t0 = time.perf_counter()
+    y = fits[m]().fit_transform(x)
+    np.save(f"{out}/sklearn-{m}.npy", y)
+    open(f"{out}/sklearn-{m}.time", "w").write("%.2f" % (time.perf_counter() - t0))
 PY
 fi
-$py - "$out" "$rows" "$ranks" <<'PY'
+$py - "$out" "$rows" "$ranks" "$methods" <<'PY'
 import json, os, sys, numpy as np
-out, n, p = sys.argv[1], sys.argv[2], sys.argv[3]
+out, n, p, methods = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4].split()
 print(f"n = {n}, d = 3, K = 10, k = 2, kembed on {p} ranks")
-print("| method | kembed total s | kembed phases s | scikit-learn s | max abs diff / max abs (up to sign) |")
-print("|---|---|---|---|---|")
-for m in ["isomap", "spectral"]:
+print("| method | kembed total s | kembed phases s | products | peak RSS one rank | scikit-learn s | max abs diff / max abs (up to sign and scale) |")
+print("|---|---|---|---|---|---|---|")
+for m in methods:
     r = json.load(open(f"{out}/{m}/run.json"))
     phases = ", ".join(f"{k} {v:.2f}" for k, v in r["time_seconds"].items() if v >= 0.01)
     y = np.loadtxt(f"{out}/{m}/embedding.csv", delimiter=",", skiprows=1)
+    products = r.get("krylov", {}).get("block_products", "-")
+    rss = open(f"{out}/{m}.time").read().split(",")[-1].strip().split(" max")[0]
     sk, diff = "-", "-"
     if os.path.exists(f"{out}/sklearn-{m}.npy"):
         s = np.load(f"{out}/sklearn-{m}.npy")
         sk = open(f"{out}/sklearn-{m}.time").read()
-        s = s * np.sign((s * y).sum(axis=0))
+        s = s * ((s * y).sum(axis=0) / (s * s).sum(axis=0))  # sign and scale per column
         diff = "%.1e" % (np.abs(s - y).max() / np.abs(s).max())
-    print(f"| {m} | {r['time_seconds_total']:.2f} | {phases} | {sk} | {diff} |")
+    name = "spectral (knn)" if m == "knn" else ("spectral (rbf)" if m == "spectral" else m)
+    print(f"| {name} | {r['time_seconds_total']:.2f} | {phases} | {products} | {rss} | {sk} | {diff} |")
 PY
