@@ -106,7 +106,8 @@ class BlockKrylov {
   }
 
   KrylovResult run() {
-    KrylovResult result{{}, DistMatrix(a_.grid(), n_, k_, nb_, nb_), {}, 0, 0, 0, false, {}, false};
+    KrylovResult result{{}, DistMatrix(a_.grid(), n_, k_, nb_, nb_), {}, 0, 0, 0, false, {},
+                        false, false, {}};
     fill_random(0, b_, 0);
     orthonormalize(0, b_, nullptr);
     int last = 0, top = b_;  // the basis is V[:, 0:top), its newest block V[:, last:top)

@@ -522,7 +522,7 @@ TEST(Krylov, BreakdownIsTheWorstResidualAboveOneTwiceOrGrowingFourTimes) {
   EXPECT_TRUE(krylov_broke_down({1e-3, 2e-3, 4e-3, 8e-3, 1.6e-2}));
 }
 
-TEST(Krylov, BreakdownOnMcaIsCaughtWithinAFewCyclesAndEvrSolvesIt) {
+TEST(Krylov, McaMatchesLapackAndABreakdownThereIsCaughtWithinAFewCycles) {
   // The CA fit of the report's case, as kembed mca runs it: S S^T formed
   // from the indicator table on the 1 x P grid CA takes for it (a random
   // matrix with the same spectrum converges; this one's rounding does not).
@@ -545,15 +545,21 @@ TEST(Krylov, BreakdownOnMcaIsCaughtWithinAFewCyclesAndEvrSolvesIt) {
   settings.route = CaRoute::rows;
   PhaseTimer timer;
   const CaResult r = fit_ca(table, settings, "mca", {}, {}, timer);
-  // Caught within a few cycles (it used to run all 300), said truthfully,
-  // solved by evr.
-  EXPECT_EQ(r.solver_used, "evr") << r.solver_note;
-  const std::string prefix = "krylov broke down in cycle ";
-  ASSERT_EQ(r.solver_note.rfind(prefix, 0), 0u) << r.solver_note;
-  EXPECT_LE(std::stoi(r.solver_note.substr(prefix.size())), 2 + kKrylovGrowthCycles)
-      << r.solver_note;
-  EXPECT_NE(r.solver_note.find("--tol 1e-12"), std::string::npos) << r.solver_note;
-  EXPECT_NE(r.solver_note.find("fell back to evr"), std::string::npos) << r.solver_note;
+  // Whether this matrix's rounding breaks the iteration depends on the
+  // compiler's floating-point contraction: it does in the GCC build (the
+  // report's case) and converges in the clang sanitizer build. Either way the
+  // inertias below are LAPACK's; a breakdown, when there is one, is caught
+  // within a few cycles (it used to run all 300), said truthfully, and solved
+  // by evr. test_symmetric_operator breaks the iteration on every build.
+  if (r.solver_used != "krylov") {
+    EXPECT_EQ(r.solver_used, "evr") << r.solver_note;
+    const std::string prefix = "krylov broke down in cycle ";
+    ASSERT_EQ(r.solver_note.rfind(prefix, 0), 0u) << r.solver_note;
+    EXPECT_LE(std::stoi(r.solver_note.substr(prefix.size())), 2 + kKrylovGrowthCycles)
+        << r.solver_note;
+    EXPECT_NE(r.solver_note.find("--tol 1e-12"), std::string::npos) << r.solver_note;
+    EXPECT_NE(r.solver_note.find("fell back to evr"), std::string::npos) << r.solver_note;
+  }
   // Against serial LAPACK on S S^T formed here.
   ASSERT_EQ(r.principal_inertias.size(), std::size_t(k));
   for (int j = 0; j < k; ++j) EXPECT_NEAR(r.principal_inertias[j], exact[n - 1 - j], 1e-12);

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <random>
 
@@ -98,6 +99,40 @@ class ReplicatedDense final : public SymmetricOperator {
   Dense a_;
   int nb_;
   BlockCyclic1D rows_;
+};
+
+// The products of `inner` with a fresh random block added at every call, of
+// entries up to `scale` in size: what the solver sees when its products stop
+// being those of one symmetric matrix (a basis that lost orthogonality, a
+// corrupted product). The same on every rank count: the noise of entry (i, j)
+// depends only on the call, the global row i and the column j.
+class CorruptedProducts final : public SymmetricOperator {
+ public:
+  CorruptedProducts(SymmetricOperator& inner, double scale) : inner_(inner), scale_(scale) {}
+  std::int64_t order() const override { return inner_.order(); }
+  const BlacsGrid& grid() const override { return inner_.grid(); }
+  int block_size() const override { return inner_.block_size(); }
+  const BlockCyclic1D& rows() const override { return inner_.rows(); }
+  void apply(const double* x, int ldx, int width, double* y, int ldy) override {
+    inner_.apply(x, ldx, width, y, ldy);
+    ++calls_;
+    for (int j = 0; j < width; ++j)
+      for (int l = 0; l < rows().local_size(); ++l) {
+        std::uint64_t h = (calls_ * 0x9E3779B97F4A7C15ULL) ^
+                          (std::uint64_t(rows().to_global(l)) * 0xBF58476D1CE4E5B9ULL) ^
+                          (std::uint64_t(j) * 0x94D049BB133111EBULL);
+        h ^= h >> 31;
+        h *= 0xD6E8FEB86659FD93ULL;
+        h ^= h >> 32;
+        y[std::size_t(j) * ldy + l] += scale_ * (double(h >> 11) * 0x1.0p-53 * 2 - 1);
+      }
+  }
+  OperatorCost cost(int width) const override { return inner_.cost(width); }
+
+ private:
+  SymmetricOperator& inner_;
+  double scale_;
+  std::uint64_t calls_ = 0;
 };
 
 // A = diag(d) + U diag(s) U^T, never formed: each rank keeps its rows of d and
@@ -303,6 +338,27 @@ TEST(SymmetricOperator, DiagonalPlusLowRankMatchesLapackOnEveryGrid) {
       expect_top_pairs(op, r, a, k,
                        std::to_string(p) + "x" + std::to_string(q) + " nb " + std::to_string(nb));
     }
+  }
+}
+
+// Whether a given matrix's rounding breaks the iteration depends on the
+// compiler's floating-point contraction (test_eigensolvers' MCA case breaks
+// down in the GCC build and converges in the clang one): products that are
+// no one matrix's break it on every build.
+TEST(SymmetricOperator, CorruptedProductsAreCaughtAsABreakdownWithinAFewCycles) {
+  const Comm world = Comm::world();
+  const int n = 150, k = 4;
+  const Dense a = dense_reflected(separated_spectrum(n, 5), 9);  // ||A||_2 = 10
+  for (auto [p, q] : grid_shapes(world.size())) {
+    BlacsGrid grid(world, p, q);
+    ReplicatedDense exact(grid, a, 16);
+    CorruptedProducts op(exact, 100);
+    const KrylovResult r = spectral::krylov_top_eigenpairs(op, k, KrylovSettings{});
+    const std::string what = std::to_string(p) + "x" + std::to_string(q);
+    EXPECT_TRUE(r.broke_down) << what << ", cycles " << r.cycles;
+    EXPECT_FALSE(r.converged) << what;
+    EXPECT_LE(r.cycles, 2 + spectral::kKrylovGrowthCycles) << what;
+    EXPECT_EQ(std::size_t(r.cycles), r.cycle_residuals.size()) << what;
   }
 }
 
