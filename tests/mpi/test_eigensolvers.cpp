@@ -545,9 +545,10 @@ TEST(Krylov, McaMatchesLapackAndABreakdownThereIsCaughtWithinAFewCycles) {
   settings.route = CaRoute::rows;
   PhaseTimer timer;
   const CaResult r = fit_ca(table, settings, "mca", {}, {}, timer);
-  // Whether this matrix's rounding breaks the iteration depends on the
-  // compiler's floating-point contraction: it does in the GCC build (the
-  // report's case) and converges in the clang sanitizer build. Either way the
+  // Whether this matrix's rounding breaks the iteration depends on the build:
+  // it does in the GCC Release build (the report's case), and in the clang
+  // sanitizer build it converges since the solver takes an operator (the
+  // same operations, compiled differently). Either way the
   // inertias below are LAPACK's; a breakdown, when there is one, is caught
   // within a few cycles (it used to run all 300), said truthfully, and solved
   // by evr. test_symmetric_operator breaks the iteration on every build.

@@ -342,9 +342,9 @@ TEST(SymmetricOperator, DiagonalPlusLowRankMatchesLapackOnEveryGrid) {
 }
 
 // Whether a given matrix's rounding breaks the iteration depends on the
-// compiler's floating-point contraction (test_eigensolvers' MCA case breaks
-// down in the GCC build and converges in the clang one): products that are
-// no one matrix's break it on every build.
+// build (test_eigensolvers' MCA case breaks down in the GCC Release build and
+// converges in the clang sanitizer build): products that are no one matrix's
+// break it on every build.
 TEST(SymmetricOperator, CorruptedProductsAreCaughtAsABreakdownWithinAFewCycles) {
   const Comm world = Comm::world();
   const int n = 150, k = 4;
