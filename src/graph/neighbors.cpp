@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "kembed/core/error.hpp"
+#include "kembed/graph/kd_tree.hpp"
 #include "kembed/graph/pair_distance.hpp"
 
 namespace kembed::graph {
@@ -12,11 +13,6 @@ namespace kembed::graph {
 namespace {
 
 using kernel::Metric;
-
-// (distance, index) in lexicographic order: ties go to the lower index.
-bool nearer(const Neighbor& a, const Neighbor& b) {
-  return a.distance < b.distance || (a.distance == b.distance && a.index < b.index);
-}
 
 std::string check_settings(const NeighborSettings& s, const io::MatrixFile& points) {
   const std::int64_t n = points.rows();
@@ -36,7 +32,22 @@ std::string check_settings(const NeighborSettings& s, const io::MatrixFile& poin
   return e.str();
 }
 
+// Whether every distance between the n x d row-major `points` is finite:
+// the distance between the corners of their bounding box bounds each one
+// (rounding is monotone), so one pair decides.
+bool distances_finite(const std::vector<double>& points, int d, Metric metric) {
+  std::vector<double> lo(static_cast<std::size_t>(d), INFINITY), hi(lo.size(), -INFINITY);
+  for (std::size_t p = 0; p < points.size(); p += std::size_t(d))
+    for (int t = 0; t < d; ++t) lo[t] = std::min(lo[t], points[p + t]), hi[t] = std::max(hi[t], points[p + t]);
+  return points.empty() || std::isfinite(pair_distance(metric, lo.data(), hi.data(), d, 1, 1));
+}
+
 }  // namespace
+
+bool kd_tree_applies(const NeighborSettings& settings, std::int64_t d) {
+  if (!KdTree::supports(settings.metric) || settings.search == NeighborSearch::brute) return false;
+  return settings.search == NeighborSearch::tree || d <= kTreeMaxDims;
+}
 
 std::string NeighborSettings::describe() const {
   std::ostringstream s;
@@ -73,9 +84,32 @@ NeighborLists nearest_neighbors(io::MatrixFile& queries, io::MatrixFile& points,
     }
   agree(comm, error);
 
+  NeighborLists result;
+  result.rows = mine;
+  result.offsets.push_back(0);
+  const std::size_t k = static_cast<std::size_t>(settings.neighbors);
+  if (kd_tree_applies(settings, d)) {
+    // Every rank reads all points (the same on each, so each takes the same branch).
+    std::vector<double> all = points.read_rows({IndexRange{0, n}});
+    if (distances_finite(all, d, settings.metric)) {
+      const KdTree tree(std::move(all), d, settings.metric);
+      std::vector<Neighbor> list;
+      for (int r = 0; r < rows; ++r) {
+        const double* x = &own[std::size_t(r) * d];
+        const std::int64_t skip = same_set ? mine.begin + r : -1;
+        if (k == 0)
+          tree.within(x, settings.radius, skip, list);
+        else
+          tree.nearest(x, k, skip, list);
+        result.lists.insert(result.lists.end(), list.begin(), list.end());
+        result.offsets.push_back(static_cast<std::int64_t>(result.lists.size()));
+      }
+      return result;
+    }
+  }
+
   // Per own row: a max-heap (under `nearer`) of its K best so far, or the
   // list within the radius.
-  const std::size_t k = static_cast<std::size_t>(settings.neighbors);
   std::vector<std::vector<Neighbor>> best(static_cast<std::size_t>(rows));
   const std::int64_t chunk = std::max<std::int64_t>(1, settings.chunk_rows);
   for (std::int64_t c0 = 0; c0 < n; c0 += chunk) {
@@ -114,9 +148,6 @@ NeighborLists nearest_neighbors(io::MatrixFile& queries, io::MatrixFile& points,
     });
   }
 
-  NeighborLists result;
-  result.rows = mine;
-  result.offsets.push_back(0);
   for (auto& list : best) {
     std::sort(list.begin(), list.end(), nearer);
     result.lists.insert(result.lists.end(), list.begin(), list.end());

@@ -13,18 +13,36 @@
 
 namespace kembed::graph {
 
+/// How the neighbours are found; both give the same lists, bit for bit.
+enum class NeighborSearch {
+  automatic,  ///< the k-d tree where it applies (kd_tree_applies), else the scan
+  tree,       ///< the k-d tree wherever the metric allows it
+  brute,      ///< every pair, the points streamed in chunks
+};
+
 /// Which neighbours join a point: its K nearest or all within a radius.
 struct NeighborSettings {
   int neighbors = 0;  ///< K >= 1; 0 when `radius` is used instead
   double radius = 0;  ///< > 0 when neighbors == 0: every point at distance <= radius
   kernel::Metric metric = kernel::Metric::euclidean;
-  std::int64_t chunk_rows = 4096;  ///< rows of the other points held at a time
+  std::int64_t chunk_rows = 4096;  ///< rows of the other points held at a time (scan)
+  NeighborSearch search = NeighborSearch::automatic;
   std::string describe() const;    ///< "--neighbors 10" or "--radius 0.5"
 };
 
 /// The rows [begin, end) whose neighbours rank `rank` of `ranks` selects
 /// (contiguous blocks, the first n mod ranks one row longer).
 IndexRange neighbor_rows(std::int64_t n, int rank, int ranks);
+
+/// Dimensions up to which the automatic search builds a k-d tree:
+/// measured on uniform and swiss-roll points (bench/knn.sh), where the tree
+/// stops beating the scan.
+inline constexpr int kTreeMaxDims = 16;
+
+/// Whether nearest_neighbors uses the k-d tree for points of dimension d:
+/// the metric prunes (KdTree::supports) and the search is `tree`, or
+/// `automatic` with d <= kTreeMaxDims.
+bool kd_tree_applies(const NeighborSettings& settings, std::int64_t d);
 
 /// Neighbour lists of a block of query rows: row rows.begin + r lists
 /// lists[offsets[r] .. offsets[r+1]), nearest first.
@@ -37,7 +55,12 @@ struct NeighborLists {
 /// Collective: the neighbours among the rows of `points` of this rank's
 /// block of rows of `queries` (neighbor_rows(queries.rows(), ...)), selected
 /// as neighborhood_graph does; with `same_set` (queries is points) a row is
-/// not its own neighbour. @pre settings checked, K <= points.rows()
+/// not its own neighbour. Where kd_tree_applies, every rank reads all of
+/// `points` into a k-d tree (memory about 2 n d + n doubles while it is
+/// built) and answers its own queries from it, unless a distance between
+/// the points could overflow (then the scan runs and reports it); else the
+/// scan holds this rank's queries and one chunk of points at a time.
+/// @pre settings checked, K <= points.rows()
 NeighborLists nearest_neighbors(io::MatrixFile& queries, io::MatrixFile& points,
                                 const NeighborSettings& settings, bool same_set, const Comm& comm);
 
@@ -47,8 +70,8 @@ NeighborLists nearest_neighbors(io::MatrixFile& queries, io::MatrixFile& points,
 /// within it, ascending by (distance, index).
 /// Collective: the symmetrized neighbourhood graph of the n points in
 /// `points` under settings.metric, the same on every rank. Each rank holds
-/// its rows, one chunk of the others and K neighbours per row (memory
-/// (n / ranks + chunk_rows) d + n K). Agreed errors: K < 1 or K >= n, a
+/// the search's memory (nearest_neighbors) and K neighbours per row of the
+/// whole graph (n K). Agreed errors: K < 1 or K >= n, a
 /// radius that is not positive and finite, a cosine distance of a zero row,
 /// a distance that is not finite.
 Graph neighborhood_graph(io::MatrixFile& points, const NeighborSettings& settings,
