@@ -355,13 +355,16 @@ void run_kpca(const po::variables_map& vm, const Comm& world) {
     throw Error("--storage lower needs a kernel assembled in tiles (not precomputed or laplacian)");
   if (storage.lower && approx_options.nystrom)
     throw Error("--storage lower applies to the exact n x n kernel, not to --approx nystrom");
+  if (storage.none && kernel.kernel.type == KernelType::precomputed)
+    throw Error("--storage none recomputes the kernel from the samples; a precomputed kernel has "
+                "none (use --storage auto)");
+  if (storage.none && approx_options.nystrom)
+    throw Error("--storage none applies to the exact n x n kernel, not to --approx nystrom");
   const auto settings_for = [&](int nb) {
     KpcaSettings settings{kernel.kernel, solve.components, solve.solver, nb, KrylovSettings{},
                           solve.max_memory_per_rank};
     settings.single_precision = precision.single;
-    settings.storage = storage.full    ? StorageRequest::full
-                       : storage.lower ? StorageRequest::lower
-                                       : StorageRequest::automatic;
+    settings.storage = storage.request();
     return settings;
   };
   if (precision.single && approx_options.nystrom)
@@ -391,8 +394,9 @@ void run_kpca(const po::variables_map& vm, const Comm& world) {
     shape.single_precision_available = d > 0;
     KpcaSettings settings = settings_for(solve.layout.block_size);
     settings.krylov = solve.krylov;
-    shape.lower_storage = kpca_lower_storage(settings, file.rows());
-    return shape;
+    const double limit = solve.max_memory_per_rank > 0 ? solve.max_memory_per_rank
+                                                       : available_memory_per_rank(grid.comm());
+    return kpca_storage(settings, shape, limit, grid.comm().size()).shape;
   });
   drive(vm, world, job, [&](Run& run) {
     if (approx_options.nystrom)
@@ -433,7 +437,8 @@ void run_kpca(const po::variables_map& vm, const Comm& world) {
           "K~ stored as float32 (assembled and centered in double, each entry rounded once); "
           "products K~ V in sgemm on V rounded to float; basis, Rayleigh-Ritz and residuals in "
           "double; residuals and norms are of the stored K~";
-    report_storage(report, "kernel_storage", result.lower_storage, "K~");
+    report_storage(report, world, "kpca", "kernel_storage", result.storage, "K~",
+                   result.storage_note, result.passes);
     if (!result.spectrum.empty()) report["smallest_relative_gap"] = result.smallest_gap;
     report["embedding_scale"] = "z_j = sqrt(lambda_j) v_j (scikit-learn KernelPCA convention)";
     report["sign_convention"] = "largest |entry| of each eigenvector is positive";

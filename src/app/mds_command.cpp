@@ -397,9 +397,11 @@ void run_mds(const po::variables_map& vm, const Comm& world) {
   if (storage.lower && (!in.metric || *in.metric == kernel::Metric::manhattan || in.landmark))
     throw Error("--storage lower needs points (--input) under a metric assembled in tiles "
                 "(euclidean, sqeuclidean or cosine), for the exact n x n matrix");
-  const StorageRequest storage_request = storage.full    ? StorageRequest::full
-                                         : storage.lower ? StorageRequest::lower
-                                                         : StorageRequest::automatic;
+  if (storage.none && (!in.metric || in.landmark))
+    throw Error("--storage none recomputes the distances from the points (--input with a "
+                "--metric), for the exact n x n matrix; a distance matrix or --approx landmark "
+                "has nothing to recompute (use --storage auto)");
+  const StorageRequest storage_request = storage.request();
   if (precision.single && in.landmark)
     throw Error("--precision single applies to the exact n x n matrix, not to --approx landmark");
   if (precision.single && !in.metric)
@@ -418,8 +420,9 @@ void run_mds(const po::variables_map& vm, const Comm& world) {
     MdsSettings settings{in.metric, k, solve.solver, solve.layout.block_size, in.symmetrize,
                          solve.krylov};
     settings.storage = storage_request;
-    shape.lower_storage = mds_lower_storage(settings, file.rows());
-    return shape;
+    const double limit = solve.max_memory_per_rank > 0 ? solve.max_memory_per_rank
+                                                       : available_memory_per_rank(grid.comm());
+    return mds_storage(settings, shape, limit, grid.comm().size()).shape;
   });
   drive(vm, world, job, [&](Run& run) {
     const int nb = run.use_block_size_for(run.input().rows());
@@ -473,7 +476,8 @@ void run_mds(const po::variables_map& vm, const Comm& world) {
           "B stored as float32 (-1/2 D^(2) formed in double and each entry rounded once, centered "
           "in double); products B V in sgemm on V rounded to float; basis, Rayleigh-Ritz and "
           "residuals in double; residuals and norms are of the stored B";
-    report_storage(report, "matrix_storage", result.lower_storage, "B");
+    report_storage(report, world, "mds", "matrix_storage", result.storage, "B",
+                   result.storage_note, result.passes);
     report["embedding_scale"] = "y_j = sqrt(lambda_j) v_j (classical MDS, R cmdscale)";
     report["sign_convention"] = "largest |entry| of each eigenvector is positive";
     run.summary = "n = " + std::to_string(result.n) + ", k = " + std::to_string(k) + ", " +

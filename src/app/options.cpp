@@ -261,23 +261,33 @@ PrecisionOptions::PrecisionOptions(const po::variables_map& vm, SolveOptions& so
 po::options_description StorageOptions::description() {
   po::options_description d("storage");
   d.add_options()("storage", po::value<std::string>()->default_value("auto"),
-                  "the n x n matrix held whole (full), or only its blocks on and below the "
-                  "diagonal (lower: half the memory and assembly; krylov solver); auto: "
-                  "lower where it applies");
+                  "the n x n matrix held whole (full), only its blocks on and below the "
+                  "diagonal (lower: half the memory and assembly; krylov solver), or not at all "
+                  "(none: recomputed from the points in every product; krylov solver); auto: "
+                  "lower where it applies, none where nothing stored fits the memory");
   return d;
 }
 
 StorageOptions::StorageOptions(const po::variables_map& vm, SolveOptions& solve) {
   const std::string storage = get<std::string>(vm, "storage");
-  if (storage != "auto" && storage != "full" && storage != "lower")
-    throw Error("--storage expects auto, full or lower, got '" + storage + "'");
+  if (storage != "auto" && storage != "full" && storage != "lower" && storage != "none")
+    throw Error("--storage expects auto, full, lower or none, got '" + storage + "'");
   full = storage == "full";
   lower = storage == "lower";
-  if (!lower) return;
+  none = storage == "none";
+  if (!lower && !none) return;
   if (solve.solver != spectral::Solver::automatic && solve.solver != spectral::Solver::krylov)
-    throw Error("--storage lower needs --solver krylov (or auto): --solver " +
-                spectral::solver_name(solve.solver) + " reads the whole matrix");
+    throw Error("--storage " + storage + " needs --solver krylov (or auto): --solver " +
+                spectral::solver_name(solve.solver) +
+                (none ? " works on a stored matrix" : " reads the whole matrix"));
   solve.solver = spectral::Solver::krylov;
+}
+
+spectral::StorageRequest StorageOptions::request() const {
+  using spectral::StorageRequest;
+  return full ? StorageRequest::full
+              : lower ? StorageRequest::lower
+                      : none ? StorageRequest::none : StorageRequest::automatic;
 }
 
 po::options_description KernelOptions::description() {

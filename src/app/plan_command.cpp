@@ -147,7 +147,8 @@ po::options_description plan_options() {
       ("precision", po::value<std::string>()->default_value("double"),
        "kpca, mds: double, or single (float32 storage of the n x n matrix, krylov)")
       ("storage", po::value<std::string>()->default_value("auto"),
-       "kpca, mds: auto, full or lower (the matrix's blocks on and below the diagonal, krylov)")
+       "kpca, mds: auto, full, lower (the matrix's blocks on and below the diagonal, krylov) or "
+       "none (matrix-free: recomputed from the points in every product, krylov)")
       ("landmarks", po::value<std::int64_t>(), "with --approx: the number of landmarks M")
       ("landmark-selection", po::value<std::string>()->default_value("uniform"),
        "kpca --approx nystrom: uniform or kmeans++ (which holds each rank's rows)")
@@ -260,33 +261,36 @@ void run_plan(const po::variables_map& vm, const Comm& world) {
     shape.single_precision = true;
   }
   const std::string storage = vm["storage"].as<std::string>();
-  if (storage != "auto" && storage != "full" && storage != "lower")
-    throw Error("--storage expects auto, full or lower, got '" + storage + "'");
+  if (storage != "auto" && storage != "full" && storage != "lower" && storage != "none")
+    throw Error("--storage expects auto, full, lower or none, got '" + storage + "'");
   const bool storable = (method == "kpca" || method == "mds") && d >= 1;
-  if (storage == "lower" &&
+  if ((storage == "lower" || storage == "none") &&
       (!storable || (solver != Solver::automatic && solver != Solver::krylov)))
-    throw Error("--storage lower applies to kpca and mds of points (--cols D) with --solver "
-                "krylov (or auto)");
+    throw Error("--storage " + storage +
+                " applies to kpca and mds of points (--cols D) with --solver krylov (or auto)");
   if (storable) {
     // As the methods decide; --storage lower (and single precision) make auto krylov.
     const StorageRequest request = storage == "full"    ? StorageRequest::full
                                    : storage == "lower" ? StorageRequest::lower
+                                   : storage == "none"  ? StorageRequest::none
                                                         : StorageRequest::automatic;
-    const Solver used = storage == "lower" || shape.single_precision ? Solver::krylov : solver;
+    const Solver used = storage == "lower" || storage == "none" || shape.single_precision
+                            ? Solver::krylov
+                            : solver;
     if (method == "kpca") {
       KpcaSettings settings;
       settings.kernel.type = kernel::Kernel::parse(vm["kernel"].as<std::string>());
       settings.components = k;
       settings.solver = used;
       settings.storage = request;
-      shape.lower_storage = kpca_lower_storage(settings, n);
+      shape = kpca_storage(settings, shape, 0, ranks).shape;
     } else {
       MdsSettings settings;  // points under the default metric, euclidean
       settings.metric = kernel::Metric::euclidean;
       settings.components = k;
       settings.solver = used;
       settings.storage = request;
-      shape.lower_storage = mds_lower_storage(settings, n);
+      shape = mds_storage(settings, shape, 0, ranks).shape;
     }
     if (storage == "lower") shape.solver = Solver::krylov;
   }

@@ -48,14 +48,30 @@ Json common_report(const std::string& method, int block_size, const io::MatrixFi
   return report;
 }
 
-void report_storage(Json& report, const std::string& key, bool lower_blocks,
-                    const std::string& matrix) {
-  report[key] = lower_blocks ? "lower_blocks" : "full";
-  if (lower_blocks)
+void report_storage(Json& report, const Comm& comm, const std::string& method,
+                    const std::string& key, spectral::MatrixStorage storage,
+                    const std::string& matrix, const std::string& note, long long passes) {
+  report[key] = spectral::storage_name(storage);
+  if (storage == spectral::MatrixStorage::lower_blocks)
     report[key + "_definition"] =
         "only the blocks of " + matrix + " on and below the block diagonal are stored (the "
         "diagonal blocks whole); each product reads a block below the diagonal once for " +
         matrix + "_IJ X_J and " + matrix + "_IJ^T X_I";
+  if (storage == spectral::MatrixStorage::none) {
+    report[key + "_definition"] =
+        "nothing n x n is stored: every product recomputes the blocks on and below the block "
+        "diagonal from the points, a chunk at a time, each used for " + matrix + "_IJ X_J and " +
+        matrix + "_IJ^T X_I; centering is applied to the product: " + matrix +
+        " X = A X - 1 (m^T X) - m (1^T X) + g 1 (1^T X) with m the row means and g the grand "
+        "mean of the uncentered A, taken in a pass of their own";
+    report[key + "_passes"] = passes;
+  }
+  if (note.empty()) return;
+  report[key + "_note"] = note;
+  if (comm.is_root()) {
+    std::fprintf(stderr, "kembed %s: note: %s\n", method.c_str(), note.c_str());
+    std::fflush(stderr);
+  }
 }
 
 std::string describe_plan(const std::string& title, const ProblemShape& shape, int ranks,

@@ -131,4 +131,12 @@ void assemble_distances(Metric metric, const std::vector<double>& row_panel,
   check_squares(out, "distances of the points", column_offset);
 }
 
+void square_distances(DistMatrix& a, double scale) {
+  for (int lj = 0; lj < a.local_cols(); ++lj) {
+    double* column = a.column(lj);
+    for (int li = a.stored_from(lj); li < a.local_rows(); ++li)
+      column[li] = scale * column[li] * column[li];
+  }
+}
+
 }  // namespace kembed::kernel

@@ -1,6 +1,8 @@
 #include "kembed/linalg/block_product.hpp"
 
 #include <algorithm>
+#include <cfloat>
+#include <cmath>
 #include <limits>
 #include <string>
 
@@ -66,9 +68,57 @@ BlockProduct::BlockProduct(const BasicDistMatrix<T>& a, const double* ad, const 
                            : "block product: the grid's rank order is not row-major");
     return;
   }
-  for (int c = 0; c < local_cols_; c += nb)
-    stored_.push_back({c, std::min(nb, local_cols_ - c), a.stored_from(c), a.below_diagonal_from(c),
-                       std::size_t(a.column(c) - a.data()), a.column_ld(c)});
+  init_lower(grid, rows, cols);
+  for (StoredBlock& b : stored_) {
+    b.from = a.stored_from(b.col);
+    b.below = a.below_diagonal_from(b.col);
+    b.start = std::size_t(a.column(b.col) - a.data());
+    b.ld = a.column_ld(b.col);
+  }
+}
+
+BlockProduct::BlockProduct(const BlacsGrid& grid, std::int64_t n, int nb, RecomputedBlock block,
+                           bool single_precision)
+    : comm_(&grid.comm()),
+      n_(n),
+      local_rows_(BlockCyclic1D(n, nb, grid.myrow(), grid.nprow()).local_size()),
+      local_cols_(BlockCyclic1D(n, nb, grid.mycol(), grid.npcol()).local_size()),
+      lda_(1),
+      a_(nullptr),
+      a_single_(nullptr),
+      line_(n, nb, grid.comm().rank(), grid.comm().size()),
+      recompute_(std::move(block)),
+      single_recomputed_(single_precision) {
+  const BlockCyclic1D rows(n, nb, grid.myrow(), grid.nprow());
+  const BlockCyclic1D cols(n, nb, grid.mycol(), grid.npcol());
+  const int ranks = grid.comm().size();
+  for (int r = 0; r < ranks; ++r)
+    scatter_counts_.push_back(BlockCyclic1D(n, nb, r, ranks).local_size());
+  for (int li = 0; li < local_rows_; ++li) {
+    const std::int64_t g = rows.to_global(li);
+    receiver_.push_back(line_.owner(g));
+    receiver_row_.push_back(line_.to_local(g));
+  }
+  rank_base_.assign(ranks + 1, 0);
+  for (int r = 0; r < ranks; ++r) rank_base_[r + 1] = rank_base_[r] + scatter_counts_[r];
+  init_lower(grid, rows, cols);
+}
+
+void BlockProduct::init_lower(const BlacsGrid& grid, const BlockCyclic1D& rows,
+                              const BlockCyclic1D& cols) {
+  const int nb = rows.block_size();
+  // Local rows before the row blocks of this process row below block
+  // `limit` (DistMatrix::stored_from's count).
+  const auto rows_before = [&](std::int64_t limit) {
+    const std::int64_t p = grid.myrow(), procs = grid.nprow();
+    const std::int64_t blocks = limit > p ? (limit - p + procs - 1) / procs : 0;
+    return static_cast<int>(std::min<std::int64_t>(blocks * nb, local_rows_));
+  };
+  for (int c = 0; c < local_cols_; c += nb) {
+    const std::int64_t block = cols.to_global(c) / nb;
+    stored_.push_back({c, std::min(nb, local_cols_ - c), rows_before(block),
+                       rows_before(block + 1), 0, 1});
+  }
   lower_ = true;
   for (int lj = 0; lj < local_cols_; ++lj) {
     const std::int64_t g = cols.to_global(lj);
@@ -83,11 +133,34 @@ template BlockProduct::BlockProduct(const SingleMatrix&, const double*, const fl
 void BlockProduct::apply(const double* x, int ldx, int width, double* y, int ldy) {
   if (width <= 0) return;
   checked_count(n_ * width);
-  if (lower_) {
+  if (recompute_ && single_recomputed_) {
+    apply_lower(single_, x, ldx, width, [&](const StoredBlock& b, int r, int end) {
+      const auto [tile, ld] = recompute_(Tile{r, end - r, b.col, b.cols, std::max(r, b.below)});
+      // As stored single-precision blocks are rounded (kernel::assemble_in_slabs):
+      // values below float's normal range become 0.
+      const int rows = end - r;
+      rounded_.resize(std::size_t(rows) * b.cols);
+      for (int j = 0; j < b.cols; ++j)
+        for (int i = 0; i < rows; ++i) {
+          const double v = tile[i + std::size_t(j) * ld], magnitude = std::abs(v);
+          rounded_[i + std::size_t(j) * rows] =
+              magnitude < FLT_MIN || !(magnitude <= FLT_MAX) ? 0.0f : static_cast<float>(v);
+        }
+      return std::make_pair(static_cast<const float*>(rounded_.data()), rows);
+    });
+  } else if (recompute_) {
+    apply_lower(double_, x, ldx, width, [&](const StoredBlock& b, int r, int end) {
+      return recompute_(Tile{r, end - r, b.col, b.cols, std::max(r, b.below)});
+    });
+  } else if (lower_) {
     if (a_single_)
-      apply_lower(a_single_, single_, x, ldx, width);
+      apply_lower(single_, x, ldx, width, [&](const StoredBlock& b, int r, int) {
+        return std::make_pair(a_single_ + b.start + r, b.ld);
+      });
     else
-      apply_lower(a_, double_, x, ldx, width);
+      apply_lower(double_, x, ldx, width, [&](const StoredBlock& b, int r, int) {
+        return std::make_pair(a_ + b.start + r, b.ld);
+      });
   } else {
     if (a_single_)
       apply_full(a_single_, single_, x, ldx, width);
@@ -103,7 +176,18 @@ std::size_t BlockProduct::held_bytes() const {
     return bytes(b.packed) + bytes(b.gathered) + bytes(b.x_cols) + bytes(b.x_rows) +
            bytes(b.y_rows) + bytes(b.y_cols);
   };
-  return bytes(send_) + bytes(received_) + all(double_) + all(single_);
+  return bytes(send_) + bytes(received_) + all(double_) + all(single_) + bytes(rounded_);
+}
+
+void BlockProduct::visit_tiles(const std::function<void(const Tile&, const double*, int)>& visit) {
+  if (!recompute_) throw Error("block product: only recomputed blocks are visited");
+  for (const StoredBlock& b : stored_)
+    for (int r = b.from; r < local_rows_; r += kChunkRows) {
+      const int end = std::min(local_rows_, r + kChunkRows);
+      const Tile tile{r, end - r, b.col, b.cols, std::max(r, b.below)};
+      const auto [entries, ld] = recompute_(tile);
+      visit(tile, entries, ld);
+    }
 }
 
 namespace {
@@ -171,39 +255,38 @@ void BlockProduct::reduce_scatter(int width, double* y, int ldy) {
     std::copy_n(received_.data() + std::size_t(j) * mine, mine, y + std::size_t(j) * ldy);
 }
 
-// Rows of a column block taken at a time: both products read them, the
-// second from cache (2048 x 64 doubles is 1 MB). X_I and A^T X_I are held by
-// rows (x_rows, y_cols), X_J and A X_J column-major (x_cols, y_rows).
-// A^T X_I reads the chunk from memory: it walks down 8 columns at a time,
-// where A X_J's 16-row tiles cross all 64 columns at once, and from memory
-// it is the faster of the two (bench/narrow.cpp).
-constexpr int kChunkRows = 2048;
-
-template <class T>
-void BlockProduct::local_products(const T* a, int width, Buffers<T>& buf) {
+// Rows of a column block taken at a time (kChunkRows): both products read
+// them, the second from cache. X_I and A^T X_I are held by rows (x_rows,
+// y_cols), X_J and A X_J column-major (x_cols, y_rows). A^T X_I reads the
+// chunk from memory: it walks down 8 columns at a time, where A X_J's
+// 16-row tiles cross all 64 columns at once, and from memory it is the
+// faster of the two (bench/narrow.cpp).
+template <class T, class Block>
+void BlockProduct::local_products(int width, Buffers<T>& buf, Block&& block) {
   const int lr = local_rows_, lc = local_cols_;
   buf.y_rows.assign(std::size_t(std::max(lr, 1)) * width, T(0));
   buf.y_cols.assign(std::size_t(std::max(lc, 1)) * width, T(0));
   for (const StoredBlock& b : stored_) {
-    const T* column = a + b.start;
     for (int r = b.from; r < lr; r += kChunkRows) {
       const int end = std::min(lr, r + kChunkRows);
+      const auto [column, ld] = block(b, r, end);  // row r first
       // Rows J: A_IJ^T X_I over the blocks strictly below the diagonal,
       // with X_I and the result held by rows.
       const int start = std::max(r, b.below);
       if (start < end)
-        narrow_product_transposed_add(end - start, width, b.cols, column + start, b.ld,
+        narrow_product_transposed_add(end - start, width, b.cols, column + (start - r), ld,
                                       buf.x_rows.data() + std::size_t(start) * width, width,
                                       buf.y_cols.data() + std::size_t(b.col) * width, width);
       // Rows I of the column block: A_IJ X_J.
-      narrow_product_add(end - r, width, b.cols, column + r, b.ld, buf.x_cols.data() + b.col, lc,
+      narrow_product_add(end - r, width, b.cols, column, ld, buf.x_cols.data() + b.col, lc,
                          buf.y_rows.data() + r, lr);
     }
   }
 }
 
-template <class T>
-void BlockProduct::apply_lower(const T* a, Buffers<T>& buf, const double* x, int ldx, int width) {
+template <class T, class Block>
+void BlockProduct::apply_lower(Buffers<T>& buf, const double* x, int ldx, int width,
+                               Block&& block) {
   const Comm& comm = *comm_;
   const int ranks = comm.size();
   // 1. All of X on every rank, ordered by rank, each rank's rows column-major.
@@ -238,7 +321,7 @@ void BlockProduct::apply_lower(const T* a, Buffers<T>& buf, const double* x, int
   pick(receiver_, receiver_row_, true, buf.x_rows);
 
   // 2. The local products, in A's precision.
-  local_products(a, width, buf);
+  local_products(width, buf, block);
 
   // 3. Both partials into one buffer by receiving rank, summed in double.
   send_.assign(std::size_t(n_) * width, 0.0);

@@ -114,28 +114,50 @@ Eigenpairs top_eigenpairs(DistMatrix& a, int k, Solver solver, const KrylovSetti
   return result;
 }
 
-Eigenpairs top_eigenpairs(SingleMatrix& a, int k, Solver solver, const KrylovSettings& krylov) {
-  if (solver != Solver::krylov && solver != Solver::automatic)
-    throw Error("--precision single needs --solver krylov (or auto): solver " +
-                solver_name(solver) + " works on a double-precision matrix");
-  KrylovResult r = krylov_top_eigenpairs(a, k, krylov);
+namespace {
+
+// The pairs of a krylov run on a matrix with no double-precision copy to
+// fall back on (single-precision storage, or none at all), or why it failed:
+// `what` names that matrix, `instead` what to do.
+Eigenpairs krylov_only(KrylovResult r, const KrylovSettings& krylov,
+                       const std::string& what, const std::string& instead) {
   if (!r.converged) {
-    char text[400];
+    char text[500];
     const double worst = *std::max_element(r.residuals.begin(), r.residuals.end());
     if (r.at_precision_floor)
       std::snprintf(text, sizeof text,
-                    "krylov cannot reach --tol %.3g with single-precision storage: float's "
-                    "round-off in the products keeps the worst relative residual at %.3g; raise "
-                    "--tol, or use --precision double",
-                    krylov.tol, worst);
+                    "krylov cannot reach --tol %.3g with %s: float's round-off in the products "
+                    "keeps the worst relative residual at %.3g; raise --tol, or %s",
+                    krylov.tol, what.c_str(), worst, instead.c_str());
     else
-      std::snprintf(text, sizeof text,
-                    "%s with single-precision storage; raise --tol, or use --precision double",
-                    krylov_failure(r, krylov.tol).c_str());
+      std::snprintf(text, sizeof text, "%s with %s; raise --tol, or %s",
+                    krylov_failure(r, krylov.tol).c_str(), what.c_str(), instead.c_str());
     throw Error(text);
   }
   return Eigenpairs{r.values, std::move(r.vectors), {}, true, Solver::krylov, {}, r.cycles,
                     r.matvecs,  std::move(r.residual_norms)};
+}
+
+}  // namespace
+
+Eigenpairs top_eigenpairs(SingleMatrix& a, int k, Solver solver, const KrylovSettings& krylov) {
+  if (solver != Solver::krylov && solver != Solver::automatic)
+    throw Error("--precision single needs --solver krylov (or auto): solver " +
+                solver_name(solver) + " works on a double-precision matrix");
+  return krylov_only(krylov_top_eigenpairs(a, k, krylov), krylov, "single-precision storage",
+                     "use --precision double");
+}
+
+Eigenpairs top_eigenpairs(SymmetricOperator& a, int k, Solver solver,
+                          const KrylovSettings& krylov) {
+  if (solver != Solver::krylov && solver != Solver::automatic)
+    throw Error("--storage none needs --solver krylov (or auto): solver " + solver_name(solver) +
+                " works on a stored matrix");
+  return krylov_only(krylov_top_eigenpairs(a, k, krylov), krylov,
+                     a.exact_products() ? "the matrix-free operator (--storage none)"
+                                        : "the matrix-free operator in single precision",
+                     a.exact_products() ? "store the matrix (--storage auto)"
+                                        : "use --precision double");
 }
 
 Eigenpairs top_eigenpairs(DistMatrix& a, const SpectrumRule& choose_k) {

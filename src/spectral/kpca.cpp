@@ -7,7 +7,9 @@
 #include "kembed/io/format_double.hpp"
 #include "kembed/kernel/assemble.hpp"
 #include "kembed/linalg/symmetry.hpp"
+#include "kembed/spectral/centered_operator.hpp"
 #include "kembed/spectral/centering.hpp"
+#include "kembed/spectral/kernel_operator.hpp"
 #include "kembed/spectral/input_shape.hpp"
 #include "kembed/spectral/memory_plan.hpp"
 #include "kembed/spectral/spectral_step.hpp"
@@ -108,14 +110,64 @@ SpectralStep solve_single(io::MatrixFile& file, const BlacsGrid& grid, const Kpc
   return spectral_step(kmat, request, timer);
 }
 
+// Collective: the centered kernel as an operator that is never stored; the
+// means, trace and ||K~||_F from two recomputing passes of their own.
+SpectralStep solve_matrix_free(io::MatrixFile& file, const BlacsGrid& grid,
+                               const KpcaSettings& settings, KpcaResult& result,
+                               PhaseTimer& timer) {
+  const std::int64_t n = result.n;
+  const int nb = settings.block_size;
+  timer.start("distribute");
+  auto row_panel = distribute::read_panel(file, BlockCyclic1D(n, nb, grid.myrow(), grid.nprow()));
+  auto col_panel = distribute::read_panel(file, BlockCyclic1D(n, nb, grid.mycol(), grid.npcol()));
+  PointMatrixOperator kmat(grid, n, nb, std::move(row_panel), std::move(col_panel),
+                           static_cast<int>(result.d), result.kernel, settings.single_precision);
+  timer.start("center");
+  const PointMatrixSums sums = kmat.sums();
+  std::vector<double> means = sums.row_sums;
+  for (double& m : means) m /= static_cast<double>(n);
+  const double grand_mean = sums.total / (static_cast<double>(n) * static_cast<double>(n));
+  SpectralRequest request = kpca_request(settings);
+  request.krylov = matrix_free_krylov(request.krylov, settings.components);
+  request.known_frobenius_norm = kmat.centered_frobenius_norm(means, grand_mean);
+  CenteredOperator centered(kmat, means, grand_mean);
+  // trace(J K J) = trace(K) - 1^T K 1 / n.
+  SpectralStep step = spectral_step(centered, sums.trace - sums.total / static_cast<double>(n),
+                                    request, timer);
+  result.col_means = std::move(means);
+  result.grand_mean = grand_mean;
+  result.passes = kmat.passes();
+  return step;
+}
+
 }  // namespace
 
-bool kpca_lower_storage(const KpcaSettings& s, std::int64_t n) {
+StorageChoice kpca_storage(const KpcaSettings& s, const ProblemShape& shape, double limit,
+                           int ranks) {
   const kernel::KernelType type = s.kernel.type;
-  const bool tiled =
-      type != kernel::KernelType::precomputed && type != kernel::KernelType::laplacian;
-  return lower_storage_applies(s.storage, tiled, s.solver, n, s.components, s.krylov);
+  const bool points = type != kernel::KernelType::precomputed;
+  const bool tiled = points && type != kernel::KernelType::laplacian;
+  ProblemShape asked = shape;
+  asked.solver = s.solver;
+  return choose_storage(s.storage, tiled, points, asked, s.krylov, limit, ranks);
 }
+
+namespace {
+
+// The agreed refusals of a storage the fit cannot honour.
+void check_storage(const KpcaSettings& s, const StorageChoice& choice, const Comm& comm) {
+  std::string error;
+  if (choice.storage == MatrixStorage::none && s.kernel.type == kernel::KernelType::precomputed)
+    error = "--storage none recomputes the kernel from the samples; a precomputed kernel has "
+            "none (use --storage auto)";
+  else if (choice.storage == MatrixStorage::none && s.solver != Solver::automatic &&
+           s.solver != Solver::krylov)
+    error = "--storage none needs --solver krylov (or auto): --solver " + solver_name(s.solver) +
+            " works on a stored matrix";
+  agree(comm, error);
+}
+
+}  // namespace
 
 KpcaResult fit_kpca(io::MatrixFile& file, const BlacsGrid& grid, const KpcaSettings& settings,
                     PhaseTimer& timer) {
@@ -125,11 +177,18 @@ KpcaResult fit_kpca(io::MatrixFile& file, const BlacsGrid& grid, const KpcaSetti
   result.n = file.rows();
   result.d = settings.kernel.type == kernel::KernelType::precomputed ? 0 : file.cols();
   result.kernel = settings.kernel.with_default_gamma(result.d);
-  result.lower_storage = kpca_lower_storage(settings, result.n);
   const int k = settings.components, nb = settings.block_size;
   const std::int64_t n = result.n;
-  const MemoryCheck memory =
-      check_memory(shape_of(result, settings, grid), settings.max_memory_per_rank, comm);
+  // The storage is decided here, once, and everything below follows it.
+  const double limit = settings.max_memory_per_rank > 0 ? settings.max_memory_per_rank
+                                                        : available_memory_per_rank(comm);
+  const StorageChoice choice =
+      kpca_storage(settings, shape_of(result, settings, grid), limit, comm.size());
+  check_storage(settings, choice, comm);
+  result.storage = choice.storage;
+  result.storage_note = choice.note;
+  result.lower_storage = choice.storage == MatrixStorage::lower_blocks;
+  const MemoryCheck memory = check_memory(choice.shape, limit, comm);
   result.estimated_peak_bytes = memory.estimate;
   result.memory_limit_bytes = memory.limit;
 
@@ -152,8 +211,10 @@ KpcaResult fit_kpca(io::MatrixFile& file, const BlacsGrid& grid, const KpcaSetti
     };
     return spectral_step(kmat, request, timer);
   };
-  SpectralStep step = settings.single_precision ? solve_single(file, grid, settings, result, timer)
-                                                : solve_double();
+  SpectralStep step = result.storage == MatrixStorage::none
+                          ? solve_matrix_free(file, grid, settings, result, timer)
+                      : settings.single_precision ? solve_single(file, grid, settings, result, timer)
+                                                  : solve_double();
   record_solve(step, result);
   result.trace = step.trace;
   result.frobenius_norm = step.frobenius_norm;

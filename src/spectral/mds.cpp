@@ -9,7 +9,9 @@
 #include "kembed/kernel/assemble.hpp"
 #include "kembed/kernel/distance_checks.hpp"
 #include "kembed/linalg/scalapack.hpp"
+#include "kembed/spectral/centered_operator.hpp"
 #include "kembed/spectral/centering.hpp"
+#include "kembed/spectral/kernel_operator.hpp"
 #include "kembed/spectral/input_shape.hpp"
 #include "kembed/spectral/spectral_step.hpp"
 
@@ -47,19 +49,10 @@ void build_distances(io::MatrixFile& file, const MdsSettings& s, DistMatrix& dma
   kernel::assemble_distances(*s.metric, row_panel, col_panel, d, dmat);
 }
 
-// a <- scale * (a o a), elementwise (the stored entries).
-void square_entries(DistMatrix& a, double scale) {
-  for (int lj = 0; lj < a.local_cols(); ++lj) {
-    double* column = a.column(lj);
-    for (int li = a.stored_from(lj); li < a.local_rows(); ++li)
-      column[li] = scale * column[li] * column[li];
-  }
-}
-
 // B = -1/2 J D^(2) J in place of D: center_kernel applied to -1/2 D o D.
 // Returns the means of -1/2 D^(2).
 CenteringStats double_center(DistMatrix& dmat) {
-  square_entries(dmat, -0.5);
+  kernel::square_distances(dmat, -0.5);
   return center_kernel(dmat);
 }
 
@@ -145,7 +138,7 @@ void fit_single(io::MatrixFile& file, const BlacsGrid& grid, const MdsSettings& 
                                   std::int64_t column_offset, kernel::LocalSums& slab_sums) {
                                 kernel::assemble_distances(metric, row_panel, slab_panel, d, slab,
                                                            column_offset);
-                                square_entries(slab, -0.5);
+                                kernel::square_distances(slab, -0.5);
                                 slab_sums = kernel::local_sums(slab);
                               });
   }
@@ -158,11 +151,61 @@ void fit_single(io::MatrixFile& file, const BlacsGrid& grid, const MdsSettings& 
   finish_embedding(step, settings.components, result);
 }
 
+// Collective: B = -1/2 J D^(2) J of the points as an operator that is never
+// stored; the means, trace and ||B||_F from two recomputing passes.
+void fit_matrix_free(io::MatrixFile& file, const BlacsGrid& grid, const MdsSettings& settings,
+                     PhaseTimer& timer, MdsResult& result) {
+  const kernel::Metric metric = *settings.metric;
+  const std::int64_t n = result.n;
+  const int d = static_cast<int>(file.cols()), nb = settings.block_size;
+  timer.start("distribute");
+  const BlockCyclic1D rows(n, nb, grid.myrow(), grid.nprow());
+  auto row_panel = distribute::read_panel(file, rows);
+  auto col_panel = distribute::read_panel(file, BlockCyclic1D(n, nb, grid.mycol(), grid.npcol()));
+  kernel::check_points_for_metric(metric, row_panel, rows, d, grid.comm(), file.path());
+  PointMatrixOperator a(grid, n, nb, std::move(row_panel), std::move(col_panel), d, metric,
+                        settings.single_precision);
+  timer.start("center");
+  const PointMatrixSums sums = a.sums();
+  CenteringStats stats;  // of -1/2 D^(2)
+  stats.row_means = sums.row_sums;
+  for (double& m : stats.row_means) m /= static_cast<double>(n);
+  stats.col_means = stats.row_means;
+  stats.grand_mean = sums.total / (static_cast<double>(n) * static_cast<double>(n));
+  stats.frobenius_norm = a.centered_frobenius_norm(stats.row_means, stats.grand_mean);
+  record_means(stats, result);
+  SpectralRequest request = mds_request({settings.components, settings.solver, settings.krylov});
+  request.krylov = matrix_free_krylov(request.krylov, settings.components);
+  request.known_frobenius_norm = stats.frobenius_norm;
+  CenteredOperator b(a, stats.row_means, stats.grand_mean);
+  // trace(J A J) = trace(A) - 1^T A 1 / n.
+  SpectralStep step =
+      spectral_step(b, sums.trace - sums.total / static_cast<double>(n), request, timer);
+  finish_embedding(step, settings.components, result);
+  result.passes = a.passes();
+}
+
+// The agreed refusals of a storage the fit cannot honour.
+void check_storage(const MdsSettings& s, const StorageChoice& choice, const Comm& comm) {
+  std::string error;
+  if (choice.storage == MatrixStorage::none && !s.metric)
+    error = "--storage none recomputes the distances from the points; a distance matrix has "
+            "none (use --storage auto)";
+  else if (choice.storage == MatrixStorage::none && s.solver != Solver::automatic &&
+           s.solver != Solver::krylov)
+    error = "--storage none needs --solver krylov (or auto): --solver " + solver_name(s.solver) +
+            " works on a stored matrix";
+  agree(comm, error);
+}
+
 }  // namespace
 
-bool mds_lower_storage(const MdsSettings& s, std::int64_t n) {
+StorageChoice mds_storage(const MdsSettings& s, const ProblemShape& shape, double limit,
+                          int ranks) {
   const bool tiled = s.metric && *s.metric != kernel::Metric::manhattan;
-  return lower_storage_applies(s.storage, tiled, s.solver, n, s.components, s.krylov);
+  ProblemShape asked = shape;
+  asked.solver = s.solver;
+  return choose_storage(s.storage, tiled, s.metric.has_value(), asked, s.krylov, limit, ranks);
 }
 
 MdsResult fit_mds(io::MatrixFile& file, const BlacsGrid& grid, const MdsSettings& settings,
@@ -174,12 +217,23 @@ MdsResult fit_mds(io::MatrixFile& file, const BlacsGrid& grid, const MdsSettings
   result.d = settings.metric ? file.cols() : 0;
   const int k = settings.components, nb = settings.block_size;
   const std::int64_t n = result.n;
-  result.lower_storage = mds_lower_storage(settings, n);
   ProblemShape shape{n, result.d, k, grid.nprow(), grid.npcol(), nb, settings.solver};
   shape.single_precision = settings.single_precision;
   shape.single_precision_available = settings.metric.has_value();
-  shape.lower_storage = result.lower_storage;
-  result.memory = check_memory(shape, settings.max_memory_per_rank, comm);
+  // The storage is decided here, once, and everything below follows it.
+  const double limit = settings.max_memory_per_rank > 0 ? settings.max_memory_per_rank
+                                                        : available_memory_per_rank(comm);
+  const StorageChoice choice = mds_storage(settings, shape, limit, comm.size());
+  check_storage(settings, choice, comm);
+  result.storage = choice.storage;
+  result.storage_note = choice.note;
+  result.lower_storage = choice.storage == MatrixStorage::lower_blocks;
+  result.memory = check_memory(choice.shape, limit, comm);
+  if (result.storage == MatrixStorage::none) {
+    fit_matrix_free(file, grid, settings, timer, result);
+    timer.stop();
+    return result;
+  }
   if (settings.single_precision) {
     agree(comm, settings.metric ? ""
                                 : "--precision single needs the points (--metric) to compute the "
@@ -260,7 +314,7 @@ std::vector<double> gower_project(const MdsProjection& model, DistMatrix& bstar,
   const std::int64_t m = bstar.rows(), n = model.n;
   const int k = model.k, nb = block_size;
   // Gower: b*_ij = -1/2 (q_ij - r_j - mean_j q_ij + g), q the squared distances.
-  square_entries(bstar, 1.0);
+  kernel::square_distances(bstar, 1.0);
   const CenteringStats q = kernel_means(bstar);
   for (int lj = 0; lj < bstar.local_cols(); ++lj) {
     const double shift = model.sq_grand_mean - model.sq_row_means[bstar.col_dist().to_global(lj)];

@@ -12,6 +12,8 @@
 #include "kembed/linalg/blacs_grid.hpp"
 #include "kembed/linalg/block_cyclic.hpp"
 #include "kembed/mpi/comm.hpp"
+#include "kembed/spectral/kernel_operator.hpp"
+#include "kembed/spectral/matrix_storage.hpp"
 #include "kembed/spectral/pca_rows.hpp"
 #include "kembed/spectral/stored_operator.hpp"
 
@@ -72,7 +74,7 @@ bool elpa_falls_back(const ProblemShape& s) {
 }
 
 Solver planned_solver(const ProblemShape& s) {
-  if (s.single_precision) return Solver::krylov;
+  if (s.single_precision || s.matrix_free) return Solver::krylov;
   const Solver solver = resolve_solver(s.solver, s.n, s.k);
   return solver == Solver::elpa && elpa_falls_back(s) ? Solver::evr : solver;
 }
@@ -90,6 +92,22 @@ double lower_blocks(const ProblemShape& s) {
     entries += cols * std::max(0.0, rows - static_cast<double>(above * nb));
   }
   return entries * kDouble;
+}
+
+// As krylov.cpp sizes them: block width b, depth q, basis m = q b and the
+// next block (b more columns) on a P*Q x 1 grid (rows dealt in blocks of
+// nb, so a large nb puts them all on one rank), with the Ritz vectors and
+// their products (n x b each) beside them: {b, bytes}.
+std::pair<double, double> krylov_basis(const ProblemShape& s, const KrylovSettings& settings) {
+  const int nb = effective_block_size(s.block_size, s.n);
+  const std::int64_t width = krylov_block_width(s.k, settings);
+  const std::int64_t b = std::min<std::int64_t>(s.n, std::max<std::int64_t>(s.k, width));
+  const std::int64_t q = std::max<std::int64_t>(
+      2, std::min<std::int64_t>(krylov_depth(static_cast<int>(b), settings, s.n),
+                                b > 0 ? s.n / b : 0));
+  const double m = static_cast<double>(std::min<std::int64_t>(q * b, s.n));
+  const double rows = local_count(s.n, nb, std::int64_t{s.nprow} * s.npcol);
+  return {double(b), rows * (m + 3 * double(b)) * kDouble};
 }
 
 std::string count(double v) {
@@ -166,8 +184,28 @@ MemoryPlan plan_sparse_graph(const ProblemShape& s) {
   return plan;
 }
 
+// --storage none: nothing n x n (see ProblemShape::matrix_free).
+MemoryPlan plan_matrix_free(const ProblemShape& s) {
+  const SolverSizes z = sizes_of(s);
+  const double n = z.n;
+  const auto [b, basis] = krylov_basis(s, matrix_free_krylov(KrylovSettings{}, s.k));
+  const double rows = local_count(s.n, z.nb, std::int64_t{s.nprow} * s.npcol);
+  const OperatorCost cost = PointMatrixOperator::planned_cost(
+      n, rows, z.np, z.nq, lower_blocks(s) / kDouble, double(s.d), z.nb, s.single_precision, b);
+  MemoryPlan plan;
+  plan.items.push_back({"process baseline", kBaseline});
+  plan.items.push_back({"data panels", double(cost.held_bytes)});
+  plan.items.push_back({"row sums and means of the matrix (n, every rank)", 2 * n * kDouble});
+  plan.items.push_back(
+      {"recomputed chunk and block product buffers (matrix-free)", double(cost.work_bytes)});
+  plan.items.push_back({"krylov basis and Ritz vectors", basis});
+  plan.items.push_back({"results gathered on rank 0", 3 * n * s.k * kDouble});
+  return plan;
+}
+
 MemoryPlan plan_memory(const ProblemShape& s) {
   if (s.graph_neighbors > 0) return plan_sparse_graph(s);
+  if (s.matrix_free) return plan_matrix_free(s);
   const SolverSizes z = sizes_of(s);
   const double np = z.np, nq = z.nq, n = z.n, nb = z.nb;
   const double local = np * nq * kDouble;  // one n x n matrix on process (0, 0)
@@ -249,18 +287,9 @@ MemoryPlan plan_memory(const ProblemShape& s) {
           {"ELPA workspace", 2.5 * local + (2 * (np + nq) * nb + 2 * nb * nb) * kDouble});
       break;
     case Solver::krylov: {
-      // As krylov.cpp sizes them: block width b, depth q, basis m = q b and
-      // the next block (b more columns) on a P*Q x 1 grid (rows dealt in
-      // blocks of nb, so a large nb puts them all on one rank), with the Ritz
-      // vectors and their products (n x b each) beside them.
-      const std::int64_t width = krylov_block_width(s.k, KrylovSettings{});
-      const std::int64_t b = std::min<std::int64_t>(s.n, std::max<std::int64_t>(s.k, width));
-      const std::int64_t q = std::max<std::int64_t>(
-          2, std::min<std::int64_t>(krylov_depth(static_cast<int>(b), KrylovSettings{}, s.n),
-                                    b > 0 ? s.n / b : 0));
-      const double m = static_cast<double>(std::min<std::int64_t>(q * b, s.n));
+      const auto [b, basis] = krylov_basis(s, KrylovSettings{});
       const double rows = local_count(s.n, z.nb, std::int64_t{s.nprow} * s.npcol);
-      plan.items.push_back({"krylov basis and Ritz vectors", rows * (m + 3 * double(b)) * kDouble});
+      plan.items.push_back({"krylov basis and Ritz vectors", basis});
       // The stored matrix's product (StoredOperator: BlockProduct's n x b blocks).
       plan.items.push_back({"block product buffers",
                             StoredOperator::product_work_bytes(n, rows, np, nq, s.lower_storage,
@@ -374,6 +403,12 @@ std::string memory_shortfall(const ProblemShape& shape, int ranks, double limit)
       plan_limits(single).empty() && plan_memory(single).total() <= limit)
     error += "; --precision single would fit here (" + human_bytes(plan_memory(single).total()) +
              " per rank, float32 storage)";
+  ProblemShape none = krylov;
+  none.matrix_free = true;
+  none.lower_storage = false;
+  if (shape.single_precision_available && !shape.matrix_free && plan_memory(none).total() <= limit)
+    error += "; --storage none would fit here (" + human_bytes(plan_memory(none).total()) +
+             " per rank, the matrix recomputed from the points in every product)";
   return error + "\n" + plan.describe();
 }
 

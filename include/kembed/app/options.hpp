@@ -11,6 +11,7 @@
 #include "kembed/kernel/kernel.hpp"
 #include "kembed/linalg/blacs_grid.hpp"
 #include "kembed/spectral/eigensolver.hpp"
+#include "kembed/spectral/matrix_storage.hpp"
 
 namespace kembed::app {
 
@@ -105,14 +106,18 @@ struct PrecisionOptions {
   PrecisionOptions(const po::variables_map& vm, SolveOptions& solve);
 };
 
-/// --storage auto|full|lower: whether kpca and mds hold the whole n x n
-/// matrix or only its blocks on and below the diagonal
-/// (spectral::lower_storage_applies).
-/// `lower` needs the krylov solver (auto becomes krylov).
+/// --storage auto|full|lower|none: whether kpca and mds hold the whole n x n
+/// matrix, only its blocks on and below the diagonal
+/// (spectral::lower_storage_applies), or nothing (matrix-free: recomputed
+/// from the points in every product). `lower` and `none` need the krylov
+/// solver (auto becomes krylov); auto is decided by the fit
+/// (spectral::choose_storage).
 struct StorageOptions {
-  bool full = false, lower = false;  ///< neither: auto
+  bool full = false, lower = false, none = false;  ///< none of them: auto
   static po::options_description description();
   StorageOptions(const po::variables_map& vm, SolveOptions& solve);
+  /// The request the fits take.
+  spectral::StorageRequest request() const;
 };
 
 /// Throws when --seed is given without --generate to a `command` that has

@@ -19,10 +19,13 @@ Json common_report(const std::string& method, int block_size, const io::MatrixFi
                    const BlacsGrid& grid, const PhaseTimer& timer);
 
 /// How the n x n matrix (named `matrix` in formulas, e.g. "K~" or "B") was
-/// stored: report[key] = "lower_blocks" or "full", and for lower blocks
-/// report[key + "_definition"].
-void report_storage(Json& report, const std::string& key, bool lower_blocks,
-                    const std::string& matrix);
+/// stored: report[key] = "full", "lower_blocks" or "none", for the last two
+/// report[key + "_definition"], and when --storage auto chose it, `note`
+/// (why) in report[key + "_note"] and on rank 0's stderr; matrix-free, the
+/// recomputing passes in report[key + "_passes"].
+void report_storage(Json& report, const Comm& comm, const std::string& method,
+                    const std::string& key, spectral::MatrixStorage storage,
+                    const std::string& matrix, const std::string& note, long long passes);
 
 /// The memory plan of `shape` with `ranks` ranks in human units, the grid,
 /// the solver (auto resolved) and whether it fits in `available` bytes per

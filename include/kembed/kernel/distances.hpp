@@ -41,4 +41,9 @@ void assemble_distances(Metric metric, const std::vector<double>& row_panel,
                         const std::vector<double>& col_panel, int d, DistMatrix& out,
                         std::int64_t column_offset = 0);
 
+/// a <- scale * (a o a) over the stored entries, each as (scale a_ij) a_ij:
+/// MDS's -1/2 D^(2) (scale -1/2) and Gower's squared distances (scale 1),
+/// stored or computed a tile at a time (PointTiles) with the same bits.
+void square_distances(DistMatrix& a, double scale);
+
 }  // namespace kembed::kernel

@@ -2,7 +2,9 @@
 /// @file The product of a square block-cyclic matrix with a tall, thin
 /// block held as whole rows, as one local product per rank.
 #include <cstdint>
+#include <functional>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "kembed/linalg/block_cyclic.hpp"
@@ -36,9 +38,40 @@ namespace kembed {
 /// cache between the two. Every rank then needs all of X (gathered from all
 /// ranks: n w values, the size of the reduce-scatter), and its partial
 /// products cover its rows and its columns of A.
+///
+/// With recomputed blocks (the matrix-free operators: a kernel or distance
+/// matrix computed from points) nothing is stored: the same lower-block
+/// traversal asks a RecomputedBlock source for each chunk of rows of a
+/// column block on or below the diagonal, computed in double into the
+/// source's own cache-sized buffer, and uses it for both of its products
+/// before asking for the next one (rounded to float first in single
+/// precision, as stored single-precision blocks are).
 /// Move-only (with full storage, owns its process column's communicator).
 class BlockProduct {
  public:
+  /// A chunk of a local column block on or below the block diagonal: local
+  /// rows [row, row + rows) of local columns [col, col + cols) of the n x n
+  /// matrix's block-cyclic layout; rows from `below` on (below >= row) lie
+  /// strictly below the diagonal block, the others in it.
+  struct Tile {
+    int row, rows, col, cols, below;
+  };
+  /// Computes a tile and returns its entries: column-major, entry (i, j) of
+  /// the tile at first[i + j ld]; valid until the next call.
+  using RecomputedBlock = std::function<std::pair<const double*, int>(const Tile&)>;
+  /// Rows of a column block computed at a time by a RecomputedBlock source
+  /// (and read from storage at a time by the lower-block product): both
+  /// products read them, the second from cache (2048 x 64 doubles, 1 MB).
+  static constexpr int kChunkRows = 2048;
+
+  /// Collective over grid.comm(): the product with the symmetric n x n
+  /// matrix whose blocks on and below the diagonal `block` computes, in the
+  /// layout of a square n x n DistMatrix on `grid` with square blocks of nb,
+  /// in double or (single_precision) in float on X rounded to float.
+  /// @pre the source gives a symmetric matrix's blocks (its diagonal blocks whole)
+  BlockProduct(const BlacsGrid& grid, std::int64_t n, int nb, RecomputedBlock block,
+               bool single_precision);
+
   /// Collective over a's grid (splits its communicator).
   /// @pre a square with square blocks (mb == nb); a stays alive and unchanged
   ///      in shape while this object is used.
@@ -58,6 +91,11 @@ class BlockProduct {
   /// "block product buffers"): after a product of width w, what every later
   /// one of width <= w reuses.
   std::size_t held_bytes() const;
+
+  /// Recomputed blocks only: every tile a product computes, in the product's
+  /// order, with its entries (in double), with no communication: for the
+  /// sums and norms a matrix-free operator takes in passes of its own.
+  void visit_tiles(const std::function<void(const Tile&, const double*, int)>& visit);
 
  private:
   // Local rows [from, below) of a stored column block hold its diagonal
@@ -82,10 +120,14 @@ class BlockProduct {
   BlockProduct(const BasicDistMatrix<T>& a, const double* ad, const float* af);
   template <class T>
   void apply_full(const T* a, Buffers<T>& buf, const double* x, int ldx, int width);
-  template <class T>
-  void apply_lower(const T* a, Buffers<T>& buf, const double* x, int ldx, int width);
-  template <class T>
-  void local_products(const T* a, int width, Buffers<T>& buf);
+  template <class T, class Block>
+  void apply_lower(Buffers<T>& buf, const double* x, int ldx, int width, Block&& block);
+  // Both products of every stored (or recomputed) block: block(b, r, end)
+  // gives rows [r, end) of column block b, row r first, and its ld.
+  template <class T, class Block>
+  void local_products(int width, Buffers<T>& buf, Block&& block);
+  // The lower-block layout of the square n x n matrix on `grid`.
+  void init_lower(const BlacsGrid& grid, const BlockCyclic1D& rows, const BlockCyclic1D& cols);
   // Sums send_ over the ranks; y receives this rank's line rows.
   void reduce_scatter(int width, double* y, int ldy);
   const Comm* comm_;
@@ -108,6 +150,10 @@ class BlockProduct {
   std::vector<StoredBlock> stored_;
   bool lower_ = false;
   std::vector<int> col_owner_, col_line_;  // local column of A -> its rank and line row there
+  // Recomputed blocks only: the source, and a tile rounded to float.
+  RecomputedBlock recompute_;
+  bool single_recomputed_ = false;
+  std::vector<float> rounded_;
 };
 
 }  // namespace kembed

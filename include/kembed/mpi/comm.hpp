@@ -25,6 +25,8 @@ class Comm {
  public:
   /// Borrows MPI_COMM_WORLD.
   static Comm world() { return Comm(MPI_COMM_WORLD, false); }
+  /// Borrows MPI_COMM_SELF (a rank's own work: a 1 x 1 grid for local tiles).
+  static Comm self() { return Comm(MPI_COMM_SELF, false); }
   /// Takes ownership of `comm` (freed on destruction).
   static Comm adopt(MPI_Comm comm) { return Comm(comm, true); }
 

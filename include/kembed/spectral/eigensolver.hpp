@@ -65,6 +65,12 @@ Eigenpairs top_eigenpairs(DistMatrix& a, int k, Solver solver,
 Eigenpairs top_eigenpairs(SingleMatrix& a, int k, Solver solver,
                           const KrylovSettings& krylov = KrylovSettings{});
 
+/// Collective over a.grid(): the same for an operator that is never stored
+/// (`--storage none`): krylov only (or auto, which means krylov here); a run
+/// that does not converge is an Error (no stored matrix to fall back on).
+Eigenpairs top_eigenpairs(SymmetricOperator& a, int k, Solver solver,
+                          const KrylovSettings& krylov = KrylovSettings{});
+
 /// Chooses how many of the top eigenpairs to keep from the whole spectrum
 /// (descending); returns a count in [1, n].
 using SpectrumRule = std::function<int(const std::vector<double>& descending)>;

@@ -26,11 +26,14 @@ struct KpcaSettings {
   StorageRequest storage = StorageRequest::automatic;
 };
 
-/// Whether fit_kpca keeps only the kernel's blocks on and below the diagonal
-/// (Storage::lower_blocks: half the memory and half the assembly):
-/// lower_storage_applies, with every kernel assembled from points tiled but
-/// laplacian (its L1 distances are computed whole), in double or single.
-bool kpca_lower_storage(const KpcaSettings& settings, std::int64_t n);
+/// How fit_kpca holds the kernel (choose_storage, for `shape` as the fit
+/// builds it, `limit` bytes per rank on `ranks` ranks): only its blocks on
+/// and below the diagonal (half the memory and assembly) for every kernel
+/// assembled from points in tiles but laplacian (its L1 distances are
+/// computed whole); not at all (--storage none, or auto when nothing stored
+/// fits) for every kernel but precomputed.
+StorageChoice kpca_storage(const KpcaSettings& settings, const ProblemShape& shape, double limit,
+                           int ranks);
 
 /// What a kernel PCA fit produced; the same on every rank except `embedding`.
 struct KpcaResult {
@@ -53,6 +56,9 @@ struct KpcaResult {
   std::vector<double> col_means;          ///< column means of the uncentered kernel (length n)
   double grand_mean = 0;                  ///< mean of all entries of the uncentered kernel
   bool lower_storage = false;             ///< the kernel was held in lower blocks
+  MatrixStorage storage = MatrixStorage::full;  ///< how the kernel was held
+  std::string storage_note;               ///< why --storage auto chose it (empty: not chosen)
+  long long passes = 0;                   ///< matrix-free: passes that recomputed the kernel
 };
 
 /// Collective over the grid: kernel PCA of the n x d data in `file` (or of

@@ -1,14 +1,25 @@
 #pragma once
-/// @file Whether a method keeps its whole n x n matrix or only the blocks on
-/// and below the diagonal (Storage::lower_blocks).
+/// @file How a method holds its symmetric n x n matrix: whole, only the
+/// blocks on and below the diagonal (Storage::lower_blocks), or not at all
+/// (matrix-free: recomputed from the points in every product). Decided once
+/// at the start of a fit (choose_storage) and handed down.
 #include <cstdint>
+#include <string>
 
 #include "kembed/spectral/eigensolver.hpp"
+#include "kembed/spectral/memory_plan.hpp"
 
 namespace kembed::spectral {
 
-/// --storage: full, lower, or automatic (lower where lower_storage_applies).
-enum class StorageRequest { automatic, full, lower };
+/// --storage: full, lower, none, or automatic (lower where
+/// lower_storage_applies; none where nothing stored fits, see choose_storage).
+enum class StorageRequest { automatic, full, lower, none };
+
+/// What a fit holds.
+enum class MatrixStorage { full, lower_blocks, none };
+
+/// "full", "lower_blocks" or "none" (run.json's kernel_storage / matrix_storage).
+std::string storage_name(MatrixStorage storage);
 
 /// Whether a method stores its symmetric n x n matrix in lower blocks: not
 /// asked for full storage, the matrix assembled from points in Gram tiles
@@ -17,5 +28,32 @@ enum class StorageRequest { automatic, full, lower };
 /// whole matrix.
 bool lower_storage_applies(StorageRequest request, bool tiled, Solver solver, std::int64_t n, int k,
                            const KrylovSettings& krylov);
+
+/// The Krylov settings of a matrix-free run: block width
+/// kMatrixFreeBlockWidth unless one is given. Each product recomputes the
+/// matrix whatever its width, so wider blocks and fewer products pay more
+/// than with a stored matrix (measured: docs/commands/kpca.md).
+inline constexpr int kMatrixFreeBlockWidth = 32;
+KrylovSettings matrix_free_krylov(KrylovSettings krylov, int k);
+
+/// A fit's storage, decided once, the shape its memory plan counts, and
+/// what --storage auto chose and why (empty when nothing was chosen for it).
+struct StorageChoice {
+  MatrixStorage storage = MatrixStorage::full;
+  ProblemShape shape;
+  std::string note;
+};
+
+/// The storage of a fit of `shape` (its lower_storage and matrix_free are
+/// set here): `tiled` and `from_points` say whether the matrix is assembled
+/// from points in Gram tiles and whether it is computed from points at all
+/// (matrix-free needs points). --storage auto picks none where the stored
+/// matrix does not fit in `limit` bytes per rank on `ranks` ranks (the run
+/// would be refused), the solver is krylov or auto, and the matrix-free run
+/// fits; the note says so. A request the fit cannot honour is the caller's
+/// error to raise (the commands refuse it before reading anything).
+StorageChoice choose_storage(StorageRequest request, bool tiled, bool from_points,
+                             ProblemShape shape, const KrylovSettings& krylov, double limit,
+                             int ranks);
 
 }  // namespace kembed::spectral

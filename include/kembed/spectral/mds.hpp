@@ -33,10 +33,13 @@ struct MdsSettings {
   StorageRequest storage = StorageRequest::automatic;
 };
 
-/// Whether fit_mds keeps only B's blocks on and below the diagonal
-/// (Storage::lower_blocks): lower_storage_applies, with distances from points
-/// tiled but manhattan (computed pair by pair, whole).
-bool mds_lower_storage(const MdsSettings& settings, std::int64_t n);
+/// How fit_mds holds B (choose_storage, for `shape` as the fit builds it,
+/// `limit` bytes per rank on `ranks` ranks): only its blocks on and below the
+/// diagonal for distances from points under every metric but manhattan
+/// (computed pair by pair, whole); not at all (--storage none, or auto when
+/// nothing stored fits) for points under every metric.
+StorageChoice mds_storage(const MdsSettings& settings, const ProblemShape& shape, double limit,
+                          int ranks);
 
 /// What an MDS fit produced; the same on every rank except where noted.
 struct MdsResult {
@@ -54,6 +57,9 @@ struct MdsResult {
   double trace = 0;                     ///< trace(B) = sum of all eigenvalues
   MemoryCheck memory;                   ///< estimated peak per rank and its limit
   bool lower_storage = false;           ///< B was held in lower blocks
+  MatrixStorage storage = MatrixStorage::full;  ///< how B was held
+  std::string storage_note;             ///< why --storage auto chose it (empty: not chosen)
+  long long passes = 0;                 ///< matrix-free: passes that recomputed -1/2 D^(2)
   double frobenius_norm = 0;            ///< ||B||_F
   /// Eigenvalues of B with |lambda| <= this are numerical zeros:
   /// n eps max(|lambda_1|, ||B||_F).

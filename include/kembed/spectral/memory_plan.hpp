@@ -40,6 +40,11 @@ struct ProblemShape {
   /// Krylov basis of a block of graph_block columns.
   int graph_neighbors = 0;
   int graph_block = 0;
+  /// The matrix is never stored (`--storage none`, krylov only): the plan
+  /// counts the points' panels, one recomputed chunk, the lower-block
+  /// product's buffers (PointMatrixOperator::planned_cost), the row means
+  /// and the Krylov basis of a matrix-free block (matrix_free_krylov).
+  bool matrix_free = false;
 };
 
 /// The block size a fit uses for an n x n decomposition (`order` = n) when

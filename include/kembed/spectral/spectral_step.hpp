@@ -10,6 +10,7 @@
 #include "kembed/core/phase_timer.hpp"
 #include "kembed/linalg/dist_matrix.hpp"
 #include "kembed/spectral/eigensolver.hpp"
+#include "kembed/spectral/symmetric_operator.hpp"
 
 namespace kembed::spectral {
 
@@ -79,6 +80,13 @@ SpectralStep spectral_step(DistMatrix& a, const SpectralRequest& request, PhaseT
 /// The same on single-precision storage (`--precision single`): krylov only,
 /// residuals through the solver's own product; `rebuild` is never needed.
 SpectralStep spectral_step(SingleMatrix& a, const SpectralRequest& request, PhaseTimer& timer);
+/// The same for an operator that is never stored (`--storage none`): krylov
+/// only (top_eigenpairs on the operator), residuals from its own products;
+/// trace(A) is `trace` and ||A||_F request.known_frobenius_norm (required),
+/// both taken by the caller in passes of its own. `rebuild`, `keep_copy`
+/// and `choose_k` do not apply.
+SpectralStep spectral_step(SymmetricOperator& a, double trace, const SpectralRequest& request,
+                           PhaseTimer& timer);
 
 /// Copies what every method reports about its solve (the fields of KpcaResult,
 /// PcaResult and MdsResult with these names) from `step` into `result`.
