@@ -23,7 +23,7 @@ bool lower_storage_applies(StorageRequest request, bool tiled, Solver solver, st
 }
 
 KrylovSettings matrix_free_krylov(KrylovSettings krylov, int k) {
-  if (krylov.block == 0) krylov.block = std::max(k, kMatrixFreeBlockWidth);
+  if (krylov.block == 0) krylov.block = std::max(k + std::max(4, k / 4), kMatrixFreeBlockWidth);
   return krylov;
 }
 

@@ -30,10 +30,14 @@ bool lower_storage_applies(StorageRequest request, bool tiled, Solver solver, st
                            const KrylovSettings& krylov);
 
 /// The Krylov settings of a matrix-free run: block width
-/// kMatrixFreeBlockWidth unless one is given. Each product recomputes the
-/// matrix whatever its width, so wider blocks and fewer products pay more
-/// than with a stored matrix (measured: docs/commands/kpca.md).
-inline constexpr int kMatrixFreeBlockWidth = 32;
+/// max(k + max(4, k/4), kMatrixFreeBlockWidth) unless one is given. Each
+/// product recomputes the matrix whatever its width, and its own flops grow
+/// with the width (4 b per entry below the diagonal beside the Gram
+/// product's 2 d), so the width is chosen by measurement: n = 8000, d = 64,
+/// rbf, k = 10, 2 ranks (a shared 2-core VM): b = 16: 15 products, 7.4 s;
+/// b = 24: 12 products, 7.2 s; b = 32: 12, 7.8 s; b = 48: 12, 10.0 s. Wider
+/// blocks saved no product here, so the stored path's width stays.
+inline constexpr int kMatrixFreeBlockWidth = 24;
 KrylovSettings matrix_free_krylov(KrylovSettings krylov, int k);
 
 /// A fit's storage, decided once, the shape its memory plan counts, and
