@@ -46,6 +46,9 @@ TEST(KpcaCli, RankInvariance) {
       {2, {"--solver", "krylov"}, 0, 0},
       {4, {"--solver", "krylov", "--block-size", "7"}, 2, 2},
       {3, {"--solver", "krylov", "--storage", "full", "--block-size", "7"}, 0, 0},
+      // Matrix-free: the kernel recomputed in every product (krylov).
+      {1, {"--storage", "none"}, 1, 1},
+      {3, {"--storage", "none", "--block-size", "7"}, 0, 0},
   };
   std::optional<KpcaOutput> reference;
   for (const Layout& layout : layouts) {
@@ -73,7 +76,9 @@ TEST(KpcaCli, RankInvariance) {
     const auto has = [&](const char* word) {
       return std::find(layout.extra.begin(), layout.extra.end(), word) != layout.extra.end();
     };
-    EXPECT_EQ(j.value("kernel_storage", ""), has("krylov") && !has("full") ? "lower_blocks" : "full");
+    EXPECT_EQ(j.value("kernel_storage", ""), has("none")                     ? "none"
+                                              : has("krylov") && !has("full") ? "lower_blocks"
+                                                                              : "full");
     ASSERT_TRUE(j.contains("grid") && j["grid"].contains("nprow") && j["grid"].contains("npcol"));
     const int nprow = j["grid"]["nprow"], npcol = j["grid"]["npcol"];
     EXPECT_EQ(nprow * npcol, layout.np);
@@ -92,6 +97,29 @@ TEST(KpcaCli, RankInvariance) {
     EXPECT_LT(max_abs_diff(out.embedding, reference->embedding), 1e-8);
   }
   EXPECT_TRUE(reference.has_value()) << "the 1-rank run failed; nothing to compare with";
+}
+
+TEST(KpcaCli, StorageAutoRunsMatrixFreeWhereNothingStoredFits) {
+  // n = 2000 on 2 ranks (1 x 2): the stored lower blocks need about 39 MB per
+  // rank, the matrix-free run about 32 MB (kembed plan kpca); 35M lies between.
+  const fs::path dir = scratch_dir("storage_auto_none");
+  const Matrix x = noisy_circles(2000, 7);
+  write_csv(dir / "x.csv", x, "x,y");
+  const auto run = [&](const std::string& limit) {
+    return run_kembed({"kpca", "--input", (dir / "x.csv").string(), "--components", "2",
+                       "--solver", "krylov", "--max-memory-per-rank", limit, "--output-dir",
+                       (dir / ("out" + limit)).string(), "--quiet"},
+                      2);
+  };
+  const RunResult fits = run("35M");
+  ASSERT_TRUE(fits.all_ranks_succeeded()) << fits.describe();
+  EXPECT_TRUE(contains(fits.err, "--storage auto: the stored matrix needs about")) << fits.err;
+  const Json j = Json::parse(read_file(dir / "out35M" / "run.json"));
+  EXPECT_EQ(j.value("kernel_storage", ""), "none");
+  EXPECT_TRUE(contains(j.value("kernel_storage_note", ""), "running matrix-free"));
+  const RunResult refused = run("20M");  // neither fits: refused, naming both
+  EXPECT_FALSE(refused.all_ranks_succeeded()) << refused.describe();
+  EXPECT_TRUE(contains(refused.err, "not enough memory")) << refused.err;
 }
 
 TEST(KpcaCli, SinglePrecisionAgreesWithTheCenteredKernelsEigenpairs) {
@@ -424,7 +452,12 @@ const std::vector<BadCase> kBadCases = {
      good_with({"--precision", "half"}),
      {"--precision expects double or single, got 'half'"}},
     {"storage_unknown", good_with({"--storage", "upper"}),
-     {"--storage expects auto, full or lower, got 'upper'"}},
+     {"--storage expects auto, full, lower or none, got 'upper'"}},
+    {"storage_none_with_evd", good_with({"--storage", "none", "--solver", "evd"}),
+     {"--storage none needs --solver krylov (or auto)"}},
+    {"storage_none_precomputed",
+     with_input("{D}/asym.csv", {"--kernel", "precomputed", "--storage", "none"}),
+     {"--storage none recomputes the kernel from the samples"}},
     {"storage_lower_with_evd", good_with({"--storage", "lower", "--solver", "evd"}),
      {"--storage lower needs --solver krylov (or auto)"}},
     {"storage_lower_precomputed",
