@@ -93,16 +93,27 @@ NeighborLists nearest_neighbors(io::MatrixFile& queries, io::MatrixFile& points,
     std::vector<double> all = points.read_rows({IndexRange{0, n}});
     if (distances_finite(all, d, settings.metric)) {
       const KdTree tree(std::move(all), d, settings.metric);
-      std::vector<Neighbor> list;
-      for (int r = 0; r < rows; ++r) {
+      // The own rows asked in the tree's order of the same points (for
+      // queries from another set, in row order), the lists kept per row.
+      std::vector<std::vector<Neighbor>> lists(static_cast<std::size_t>(rows));
+      const auto ask = [&](int r) {
         const double* x = &own[std::size_t(r) * d];
         const std::int64_t skip = same_set ? mine.begin + r : -1;
         if (k == 0)
-          tree.within(x, settings.radius, skip, list);
+          tree.within(x, settings.radius, skip, lists[r]);
         else
-          tree.nearest(x, k, skip, list);
+          tree.nearest(x, k, skip, lists[r]);
+      };
+      if (same_set) {
+        for (const std::int64_t i : tree.tree_order())
+          if (i >= mine.begin && i < mine.end) ask(static_cast<int>(i - mine.begin));
+      } else {
+        for (int r = 0; r < rows; ++r) ask(r);
+      }
+      for (auto& list : lists) {
         result.lists.insert(result.lists.end(), list.begin(), list.end());
         result.offsets.push_back(static_cast<std::int64_t>(result.lists.size()));
+        std::vector<Neighbor>().swap(list);
       }
       return result;
     }

@@ -36,6 +36,9 @@ class KdTree {
   KdTree(std::vector<double> points, int d, kernel::Metric metric);
 
   std::int64_t size() const { return static_cast<std::int64_t>(index_.size()); }
+  /// The points' indices in tree order (neighbours in space are near in it):
+  /// queries asked in this order find the same cells in cache.
+  const std::vector<std::int64_t>& tree_order() const { return index_; }
 
   /// The k nearest points to x (d entries) other than the point numbered
   /// `skip` (-1: none), nearest first, equal distances ordered by index:
@@ -46,7 +49,7 @@ class KdTree {
   /// (distance, index): out is replaced.
   void within(const double* x, double radius, std::int64_t skip, std::vector<Neighbor>& out) const;
 
-  /// Points per leaf at most: measured at n = 10^6, d = 3 (bench/knn.sh).
+  /// Points per leaf at most.
   static constexpr int kLeafSize = 16;
 
  private:

@@ -34,10 +34,14 @@ struct NeighborSettings {
 /// (contiguous blocks, the first n mod ranks one row longer).
 IndexRange neighbor_rows(std::int64_t n, int rank, int ranks);
 
-/// Dimensions up to which the automatic search builds a k-d tree:
-/// measured on uniform and swiss-roll points (bench/knn.sh), where the tree
-/// stops beating the scan.
-inline constexpr int kTreeMaxDims = 16;
+/// Dimensions up to which the automatic search builds a k-d tree. Measured
+/// on Gaussian points (kembed generate --dataset gaussian, n = 20,000, K = 9,
+/// 2 ranks, kembed_bench_knn search; commit c130e3e, load 4): tree against
+/// scan 0.29 against 1.31 s at d = 4, 0.61 against 1.75 s at d = 8, 2.63
+/// against 1.98 s at d = 12, 5.82 against 2.57 s at d = 16. Points of low
+/// intrinsic dimension favour the tree further (swiss roll, d = 3: 0.47 s
+/// against 161 s at n = 100,000), as does a larger n.
+inline constexpr int kTreeMaxDims = 8;
 
 /// Whether nearest_neighbors uses the k-d tree for points of dimension d:
 /// the metric prunes (KdTree::supports) and the search is `tree`, or
