@@ -379,7 +379,11 @@ TEST(CliCa, McaOfOneVariableReportsTheAdjustmentsAsUndefined) {
 // distinct top eigenvalues and 1/3 repeated 594 times. krylov used to run
 // its 300 cycles (13-30 s) with a residual climbing to 57 and call it a
 // fallback with "--tol 0.000000"; the breakdown is now caught within a few
-// cycles and the note says what happened, with the real tolerance.
+// cycles and the note says what happened, with the real tolerance. Whether
+// the iteration breaks down here depends on the BLAS kernels' rounding (it
+// does with OpenBLAS's Haswell kernels; with its SkylakeX kernels it converges
+// at one rank): the inertias are checked either way, the note when there is
+// one (test_symmetric_operator breaks the iteration whatever the kernels).
 TEST(CliCa, KrylovBreakdownOnMcaIsCaughtEarlyAndReportedTruthfully) {
   const fs::path dir = scratch_dir("mca_breakdown");
   std::string csv = "person,b,c\n";
@@ -407,11 +411,13 @@ TEST(CliCa, KrylovBreakdownOnMcaIsCaughtEarlyAndReportedTruthfully) {
     ASSERT_TRUE(r.all_ranks_succeeded()) << r.describe();
     EXPECT_LT(r.seconds, 12) << r.describe();
     const Json report = Json::parse(read_file(out / "run.json"));
-    ASSERT_TRUE(report.contains("solver_note")) << report.dump(1);
-    const std::string note = report["solver_note"].get<std::string>();
-    EXPECT_TRUE(contains(note, "krylov broke down in cycle")) << note;
-    EXPECT_TRUE(contains(note, "--tol 1e-12")) << note;
-    EXPECT_FALSE(contains(note, "0.000000")) << note;
+    if (report["solver_used"] != "krylov") {
+      ASSERT_TRUE(report.contains("solver_note")) << report.dump(1);
+      const std::string note = report["solver_note"].get<std::string>();
+      EXPECT_TRUE(contains(note, "krylov broke down in cycle")) << note;
+      EXPECT_TRUE(contains(note, "--tol 1e-12")) << note;
+      EXPECT_FALSE(contains(note, "0.000000")) << note;
+    }
     for (int t = 0; t < 2; ++t)
       EXPECT_NEAR(report["principal_inertias"][t].get<double>(),
                   expected["principal_inertias"][t].get<double>(), 1e-12);

@@ -545,10 +545,9 @@ TEST(Krylov, McaMatchesLapackAndABreakdownThereIsCaughtWithinAFewCycles) {
   settings.route = CaRoute::rows;
   PhaseTimer timer;
   const CaResult r = fit_ca(table, settings, "mca", {}, {}, timer);
-  // Whether this matrix's rounding breaks the iteration depends on the build:
-  // it does in the GCC Release build (the report's case), and in the clang
-  // sanitizer build it converges since the solver takes an operator (the
-  // same operations, compiled differently). Either way the
+  // Whether this matrix's rounding breaks the iteration depends on the BLAS
+  // kernels: it does with OpenBLAS's Haswell kernels (the report's case) and
+  // converges with its SkylakeX kernels (OPENBLAS_CORETYPE). Either way the
   // inertias below are LAPACK's; a breakdown, when there is one, is caught
   // within a few cycles (it used to run all 300), said truthfully, and solved
   // by evr. test_symmetric_operator breaks the iteration on every build.

@@ -341,10 +341,10 @@ TEST(SymmetricOperator, DiagonalPlusLowRankMatchesLapackOnEveryGrid) {
   }
 }
 
-// Whether a given matrix's rounding breaks the iteration depends on the
-// build (test_eigensolvers' MCA case breaks down in the GCC Release build and
-// converges in the clang sanitizer build): products that are no one matrix's
-// break it on every build.
+// Whether a given matrix's rounding breaks the iteration depends on the BLAS
+// kernels (test_eigensolvers' MCA case breaks down with OpenBLAS's Haswell
+// kernels and converges with its SkylakeX ones): products that are no one
+// matrix's break it whatever the kernels.
 TEST(SymmetricOperator, CorruptedProductsAreCaughtAsABreakdownWithinAFewCycles) {
   const Comm world = Comm::world();
   const int n = 150, k = 4;
