@@ -21,6 +21,9 @@ _SOLVERS = {"auto": "auto", "dense": "evd", "full": "evd", "arpack": "krylov",
             "randomized": "krylov", "evd": "evd", "evr": "evr", "krylov": "krylov",
             "elpa": "elpa"}
 
+# kembed's --storage of the n x n matrix (kpca and mds).
+_STORAGES = ("auto", "full", "lower", "none")
+
 
 class _KembedEstimator:
     _method = None
@@ -117,6 +120,14 @@ class _KembedEstimator:
             raise ValueError(f"precision must be 'double' or 'single', got {precision!r}")
         if precision == "single":
             args += ["--precision", "single"]
+        storage = getattr(self, "storage", None)
+        if storage is not None:
+            if storage not in _STORAGES:
+                raise ValueError(f"The 'storage' parameter of {type(self).__name__} must be a "
+                                 f"str among {{{', '.join(map(repr, _STORAGES))}}}. "
+                                 f"Got {storage!r} instead.")
+            if storage != "auto":
+                args += ["--storage", storage]
         return args
 
     def fit_transform(self, X, y=None):
@@ -151,12 +162,18 @@ class KernelPCA(_KembedEstimator):
     ``precision`` (not in scikit-learn): "double", or "single" to store the
     n x n kernel as float32 (``--precision single``: half the memory, block
     Krylov solver only, eigenvalues to about 1e-9 relative of double).
+    ``storage`` (not in scikit-learn, ``--storage``): "auto" (kembed's choice:
+    lower blocks, or matrix-free where nothing stored fits the memory limit),
+    "full", "lower", or "none" (matrix-free: the kernel recomputed from the
+    points in every product, O(n d) memory; Krylov solver, not with a
+    precomputed kernel).
     """
     _method = "kpca"
 
     def __init__(self, n_components=None, *, kernel="linear", gamma=None, degree=3, coef0=1,
                  alpha=1.0, fit_inverse_transform=False, eigen_solver="auto", tol=0,
-                 random_state=None, precision="double", n_ranks=1, launcher=None, kembed=None):
+                 random_state=None, precision="double", storage="auto", n_ranks=1,
+                 launcher=None, kembed=None):
         super().__init__(n_ranks, launcher, kembed)
         self.n_components = n_components
         self.kernel = kernel
@@ -169,6 +186,7 @@ class KernelPCA(_KembedEstimator):
         self.tol = tol
         self.random_state = random_state
         self.precision = precision
+        self.storage = storage
 
     def fit(self, X, y=None):
         X = _as_2d(X)
@@ -278,12 +296,15 @@ class ClassicalMDS(_KembedEstimator):
     stores B as float32 (points only; see KernelPCA). ``transform``
     places new points (or, precomputed, rows of distances to the training
     points) with Gower's formula. There is no inverse transform.
+    ``storage``: "auto", "full", "lower" or "none" (``--storage``; "none":
+    -1/2 D^(2) recomputed from the points in every product, points only; see
+    KernelPCA).
     """
     _method = "mds"
 
     def __init__(self, n_components=2, *, dissimilarity="euclidean", eigen_solver="auto", tol=0,
-                 random_state=None, symmetrize=False, precision="double", n_ranks=1,
-                 launcher=None, kembed=None):
+                 random_state=None, symmetrize=False, precision="double", storage="auto",
+                 n_ranks=1, launcher=None, kembed=None):
         super().__init__(n_ranks, launcher, kembed)
         self.n_components = n_components
         self.dissimilarity = dissimilarity
@@ -292,6 +313,7 @@ class ClassicalMDS(_KembedEstimator):
         self.random_state = random_state
         self.symmetrize = symmetrize
         self.precision = precision
+        self.storage = storage
 
     def fit(self, X, y=None):
         X = _as_2d(X)

@@ -64,6 +64,31 @@ def test_single_precision_matches_dense_eigendecomposition(ranks):
         kembed.KernelPCA(n_components=2, precision="half").fit(X)
 
 
+def test_matrix_free_storage_matches_stored_fit(ranks):
+    # storage="none" (--storage none): the kernel, or -1/2 D^(2), recomputed from the
+    # points in every product; the same eigenvalues (1e-10 relative) and embedding (up to
+    # sign) as the default stored fit, for kernel PCA and classical MDS, and a model that
+    # transforms new points as the stored fit's does.
+    X, _ = circles(120)
+    Y = X[:9] * 1.1 + 0.05
+    for make in (lambda s: kembed.KernelPCA(n_components=3, kernel="rbf", gamma=5.0,
+                                            storage=s, n_ranks=ranks),
+                 lambda s: kembed.ClassicalMDS(n_components=2, storage=s, n_ranks=ranks)):
+        stored, free = make("auto").fit(X), make("none").fit(X)
+        assert stored.get_params()["storage"] == "auto"
+        key = "kernel_storage" if isinstance(free, kembed.KernelPCA) else "matrix_storage"
+        assert free.report_[key] == "none"
+        np.testing.assert_allclose(free.eigenvalues_, stored.eigenvalues_, rtol=1e-10)
+        scale = np.abs(stored.embedding_).max()
+        signs = np.sign(np.sum(stored.embedding_ * free.embedding_, axis=0))
+        np.testing.assert_allclose(free.embedding_ * signs, stored.embedding_, atol=1e-8 * scale)
+        np.testing.assert_allclose(free.transform(Y) * signs, stored.transform(Y),
+                                   atol=1e-8 * scale)
+    for Est in (kembed.KernelPCA, kembed.ClassicalMDS):
+        with pytest.raises(ValueError, match="'storage' parameter of " + Est.__name__):
+            Est(n_components=2, storage="dense").fit(X)
+
+
 def test_kernel_pca_ridge_inverse_transform_is_shrunk_projection(blobs, ranks):
     # Linear kernel: the ridge pre-image of x is mean + sum_j l_j/(l_j+alpha) u_j u_j^T (x - mean).
     X, alpha = blobs, 3.0
