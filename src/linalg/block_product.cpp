@@ -25,6 +25,22 @@ BlockProduct::BlockProduct(const DistMatrix& a) : BlockProduct(a, a.data(), null
 
 BlockProduct::BlockProduct(const SingleMatrix& a) : BlockProduct(a, nullptr, a.data()) {}
 
+// The reduce-scatter's layout: every rank's line rows, and where each local
+// row of A goes (its rank and line row there).
+void BlockProduct::init_line_maps(const BlockCyclic1D& rows) {
+  const int ranks = comm_->size();
+  for (int r = 0; r < ranks; ++r)
+    scatter_counts_.push_back(BlockCyclic1D(n_, line_.block_size(), r, ranks).local_size());
+  for (int li = 0; li < local_rows_; ++li) {
+    const std::int64_t g = rows.to_global(li);
+    receiver_.push_back(line_.owner(g));
+    // to_local does not depend on which process asks.
+    receiver_row_.push_back(line_.to_local(g));
+  }
+  rank_base_.assign(ranks + 1, 0);
+  for (int r = 0; r < ranks; ++r) rank_base_[r + 1] = rank_base_[r] + scatter_counts_[r];
+}
+
 template <class T>
 BlockProduct::BlockProduct(const BasicDistMatrix<T>& a, const double* ad, const float* af)
     : comm_(&a.grid().comm()),
@@ -43,16 +59,7 @@ BlockProduct::BlockProduct(const BasicDistMatrix<T>& a, const double* ad, const 
   const std::int64_t n = n_;
   const int nb = rows.block_size();
   const int ranks = grid.comm().size();
-  for (int r = 0; r < ranks; ++r)
-    scatter_counts_.push_back(BlockCyclic1D(n, nb, r, ranks).local_size());
-  for (int li = 0; li < local_rows_; ++li) {
-    const std::int64_t g = rows.to_global(li);
-    receiver_.push_back(line_.owner(g));
-    // to_local does not depend on which process asks.
-    receiver_row_.push_back(line_.to_local(g));
-  }
-  rank_base_.assign(ranks + 1, 0);
-  for (int r = 0; r < ranks; ++r) rank_base_[r + 1] = rank_base_[r] + scatter_counts_[r];
+  init_line_maps(rows);
   if (a.storage() == Storage::full) {
     // Line block t lives on rank t mod (P Q), whose process column is t mod
     // Q: the rows matching this process column's columns of A are exactly
@@ -91,16 +98,7 @@ BlockProduct::BlockProduct(const BlacsGrid& grid, std::int64_t n, int nb, Recomp
       single_recomputed_(single_precision) {
   const BlockCyclic1D rows(n, nb, grid.myrow(), grid.nprow());
   const BlockCyclic1D cols(n, nb, grid.mycol(), grid.npcol());
-  const int ranks = grid.comm().size();
-  for (int r = 0; r < ranks; ++r)
-    scatter_counts_.push_back(BlockCyclic1D(n, nb, r, ranks).local_size());
-  for (int li = 0; li < local_rows_; ++li) {
-    const std::int64_t g = rows.to_global(li);
-    receiver_.push_back(line_.owner(g));
-    receiver_row_.push_back(line_.to_local(g));
-  }
-  rank_base_.assign(ranks + 1, 0);
-  for (int r = 0; r < ranks; ++r) rank_base_[r + 1] = rank_base_[r] + scatter_counts_[r];
+  init_line_maps(rows);
   init_lower(grid, rows, cols);
 }
 

@@ -160,10 +160,8 @@ void check_storage(const KpcaSettings& s, const StorageChoice& choice, const Com
   if (choice.storage == MatrixStorage::none && s.kernel.type == kernel::KernelType::precomputed)
     error = "--storage none recomputes the kernel from the samples; a precomputed kernel has "
             "none (use --storage auto)";
-  else if (choice.storage == MatrixStorage::none && s.solver != Solver::automatic &&
-           s.solver != Solver::krylov)
-    error = "--storage none needs --solver krylov (or auto): --solver " + solver_name(s.solver) +
-            " works on a stored matrix";
+  else
+    error = storage_solver_error(choice, s.solver);
   agree(comm, error);
 }
 

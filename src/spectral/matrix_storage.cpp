@@ -62,4 +62,12 @@ StorageChoice choose_storage(StorageRequest request, bool tiled, bool from_point
   return choice;
 }
 
+std::string storage_solver_error(const StorageChoice& choice, Solver solver) {
+  if (choice.storage != MatrixStorage::none || solver == Solver::automatic ||
+      solver == Solver::krylov)
+    return "";
+  return "--storage none needs --solver krylov (or auto): --solver " + solver_name(solver) +
+         " works on a stored matrix";
+}
+
 }  // namespace kembed::spectral

@@ -191,10 +191,8 @@ void check_storage(const MdsSettings& s, const StorageChoice& choice, const Comm
   if (choice.storage == MatrixStorage::none && !s.metric)
     error = "--storage none recomputes the distances from the points; a distance matrix has "
             "none (use --storage auto)";
-  else if (choice.storage == MatrixStorage::none && s.solver != Solver::automatic &&
-           s.solver != Solver::krylov)
-    error = "--storage none needs --solver krylov (or auto): --solver " + solver_name(s.solver) +
-            " works on a stored matrix";
+  else
+    error = storage_solver_error(choice, s.solver);
   agree(comm, error);
 }
 

@@ -182,8 +182,9 @@ TEST(MatrixFree, KpcaMatchesTheStoredPathOnEveryGrid) {
         EXPECT_TRUE(all_ranks(world, test::max_abs_diff(free.col_means, stored.col_means) <
                                          1e-13 * (1 + std::abs(stored.grand_mean))))
             << where;
-        if (world.is_root())
+        if (world.is_root()) {
           EXPECT_LT(relative_difference(stored.embedding, free.embedding), 1e-8) << where;
+        }
       }
   }
 }
@@ -220,8 +221,9 @@ TEST(MatrixFree, MdsMatchesTheStoredPathForEveryMetric) {
           << where;
       EXPECT_NEAR(free.sq_grand_mean, stored.sq_grand_mean, 1e-13 * stored.sq_grand_mean)
           << where;
-      if (world.is_root())
+      if (world.is_root()) {
         EXPECT_LT(relative_difference(stored.embedding, free.embedding), 1e-8) << where;
+      }
     }
   }
 }

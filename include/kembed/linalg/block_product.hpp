@@ -127,6 +127,7 @@ class BlockProduct {
   template <class T, class Block>
   void local_products(int width, Buffers<T>& buf, Block&& block);
   // The lower-block layout of the square n x n matrix on `grid`.
+  void init_line_maps(const BlockCyclic1D& rows);
   void init_lower(const BlacsGrid& grid, const BlockCyclic1D& rows, const BlockCyclic1D& cols);
   // Sums send_ over the ranks; y receives this rank's line rows.
   void reduce_scatter(int width, double* y, int ldy);

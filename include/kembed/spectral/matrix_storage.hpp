@@ -60,4 +60,8 @@ StorageChoice choose_storage(StorageRequest request, bool tiled, bool from_point
                              ProblemShape shape, const KrylovSettings& krylov, double limit,
                              int ranks);
 
+/// Why `solver` cannot run on `choice`, or "": a matrix-free fit has no
+/// stored matrix for evd, evr or elpa (krylov and auto only).
+std::string storage_solver_error(const StorageChoice& choice, Solver solver);
+
 }  // namespace kembed::spectral
