@@ -122,6 +122,41 @@ TEST(KpcaCli, StorageAutoRunsMatrixFreeWhereNothingStoredFits) {
   EXPECT_TRUE(contains(refused.err, "not enough memory")) << refused.err;
 }
 
+TEST(KpcaCli, MatrixFreeModelTransformsAsTheStoredFitsModel) {
+  // The model of a --storage none fit, here from an INI config (`storage = none`,
+  // the option's own name), projects new points as the stored fit's model does:
+  // the same eigenvectors (sign rule), so the same transform output.
+  const fs::path dir = scratch_dir("matrix_free_model");
+  write_csv(dir / "x.csv", noisy_circles(100, 17), "x,y");
+  write_csv(dir / "y.csv", noisy_circles(23, 18), "x,y");
+  const std::vector<std::string> fit = {"kpca", "--input", (dir / "x.csv").string(), "--kernel",
+                                        "rbf", "--gamma", "0.7", "--components", "3", "--quiet"};
+  const RunResult stored = run_kembed(concat(fit, {"--output-dir", (dir / "stored").string()}), 2);
+  ASSERT_TRUE(stored.all_ranks_succeeded()) << stored.describe();
+  write_file(dir / "none.ini", "# kembed-method: kpca\nstorage = none\nblock-size = 9\n");
+  const RunResult matrix_free = run_kembed(
+      concat(fit, {"--config", (dir / "none.ini").string(), "--output-dir", (dir / "none").string()}),
+      3);
+  ASSERT_TRUE(matrix_free.all_ranks_succeeded()) << matrix_free.describe();
+  const KpcaOutput a = read_kpca_output(dir / "stored", 100, 3);
+  const KpcaOutput b = read_kpca_output(dir / "none", 100, 3);
+  EXPECT_EQ(b.report.value("kernel_storage", ""), "none");
+  EXPECT_LT(max_rel_diff(b.eigenvalues, a.eigenvalues), 1e-10);
+  EXPECT_LT(max_abs_diff(b.embedding, a.embedding), 1e-8);
+  std::map<std::string, Matrix> projected;
+  for (const std::string name : {"stored", "none"}) {
+    const fs::path out = dir / ("t_" + name);
+    const RunResult t = run_kembed({"transform", "--model", (dir / name / "model").string(),
+                                    "--input", (dir / "y.csv").string(), "--output-dir",
+                                    out.string(), "--quiet"},
+                                   2);
+    ASSERT_TRUE(t.all_ranks_succeeded()) << t.describe();
+    projected[name] = read_result_csv(out / "embedding.csv").data;
+  }
+  ASSERT_EQ(projected["none"].rows, 23u);
+  EXPECT_LT(max_abs_diff(projected["none"], projected["stored"]), 1e-8);
+}
+
 TEST(KpcaCli, SinglePrecisionAgreesWithTheCenteredKernelsEigenpairs) {
   // --precision single: krylov with tol 1e-6 on float32 storage. Checked
   // against the eigen-equation of J K J computed here in double, with the

@@ -162,20 +162,29 @@ TEST(MdsCli, BothInputsGiveTheSameEmbeddingAndThePointsBack) {
 
   // krylov keeps B's blocks on and below the diagonal (unless asked for all
   // of B), on 3 ranks with small blocks: the same embedding, and Y Y^T = Xc Xc^T.
-  for (const char* storage : {"auto", "full"}) {
-    const fs::path out = dir / (std::string("krylov_") + storage);
+  // --storage none stores nothing n x n (B recomputed from the points in every
+  // product), at 1 and 3 ranks: the same eigenvalues and embedding.
+  const Csv evd_eig = read_result_csv(dir / "from_points/eigenvalues.csv");
+  const std::vector<std::pair<std::string, int>> runs = {
+      {"auto", 3}, {"full", 3}, {"none", 1}, {"none", 3}};
+  for (const auto& [storage, np] : runs) {
+    const fs::path out = dir / ("krylov_" + storage + std::to_string(np));
     RUN_OK(r,
            (std::vector<std::string>{"mds", "--input", (dir / "x.csv").string(), "-k", "3",
                                      "--solver", "krylov", "--storage", storage, "--block-size",
                                      "7", "--output-dir", out.string()}),
-           3);
+           np);
     const Json report = read_json(out / "run.json");
-    EXPECT_EQ(report.value("matrix_storage", ""),
-              std::string(storage) == "full" ? "full" : "lower_blocks");
+    EXPECT_EQ(report.value("matrix_storage", ""), storage == "auto" ? "lower_blocks" : storage);
     const Csv emb = read_result_csv(out / "embedding.csv");
     ASSERT_EQ(emb.data.rows, 60u);
-    EXPECT_LT(max_abs_diff(emb.data, first), 1e-8) << storage;
-    EXPECT_LT(gram_difference(emb.data, xc), 1e-9 * 100) << storage;
+    EXPECT_LT(max_abs_diff(emb.data, first), 1e-8) << storage << " " << np;
+    EXPECT_LT(gram_difference(emb.data, xc), 1e-9 * 100) << storage << " " << np;
+    const Csv eig = read_result_csv(out / "eigenvalues.csv");
+    ASSERT_EQ(eig.data.rows, 3u);
+    for (std::size_t j = 0; j < 3; ++j)
+      EXPECT_NEAR(eig.data(j, 0), evd_eig.data(j, 0), 1e-10 * evd_eig.data(0, 0))
+          << storage << " " << np;
   }
 }
 
@@ -353,6 +362,16 @@ TEST(MdsCli, TransformPlacesPointsByGowersFormula) {
   const Matrix by_points = transform(pfit / "model", dir / "y.csv", dir / "new_p", 2);
   EXPECT_EQ(by_distances.rows, 9u);
   EXPECT_LT(max_abs_diff(by_distances, by_points), 1e-9);
+  // The model of a matrix-free fit (--storage none) places them the same way.
+  const fs::path nfit = dir / "nfit";
+  RUN_OK(c,
+         (std::vector<std::string>{"mds", "--input", (dir / "x.csv").string(), "-k", "2",
+                                   "--storage", "none", "--output-dir", nfit.string()}),
+         3);
+  EXPECT_EQ(read_json(nfit / "run.json").value("matrix_storage", ""), "none");
+  EXPECT_LT(max_abs_diff(read_result_csv(nfit / "embedding.csv").data, expected), 1e-8);
+  EXPECT_LT(max_abs_diff(transform(nfit / "model", dir / "y.csv", dir / "new_n", 2), by_points),
+            1e-8);
   const auto eig = read_result_csv(dfit / "eigenvalues.csv").data;
   const std::size_t n = x.rows;
   std::vector<double> r(n, 0.0);
