@@ -115,6 +115,7 @@ NeighborLists nearest_neighbors(io::MatrixFile& queries, io::MatrixFile& points,
         result.offsets.push_back(static_cast<std::int64_t>(result.lists.size()));
         std::vector<Neighbor>().swap(list);
       }
+      result.spatial_order = tree.tree_order();
       return result;
     }
   }

@@ -5,7 +5,8 @@
 namespace kembed::graph {
 
 SparseRows symmetrized_rows(std::int64_t n, int block_size, const NeighborLists& lists,
-                            const Comm& comm) {
+                            const Comm& comm, const std::vector<std::int64_t>& label) {
+  const auto name = [&](std::int64_t v) { return label.empty() ? v : label[v]; };
   const int p = comm.size();
   const BlockCyclic1D rows(n, block_size, comm.rank(), p);
   // Both directions of every listed pair (i, j), i != j, to the owner of
@@ -16,9 +17,9 @@ SparseRows symmetrized_rows(std::int64_t n, int block_size, const NeighborLists&
   std::vector<std::int64_t> counts(static_cast<std::size_t>(p), 0);
   const std::int64_t listed_rows = lists.rows.size();
   for (std::int64_t r = 0; r < listed_rows; ++r) {
-    const std::int64_t i = lists.rows.begin + r;
+    const std::int64_t i = name(lists.rows.begin + r);
     for (std::int64_t t = lists.offsets[r]; t < lists.offsets[r + 1]; ++t) {
-      const std::int64_t j = lists.lists[t].index;
+      const std::int64_t j = name(lists.lists[t].index);
       if (j == i) continue;
       ++counts[rows.owner(i)];
       ++counts[rows.owner(j)];
@@ -28,9 +29,9 @@ SparseRows symmetrized_rows(std::int64_t n, int block_size, const NeighborLists&
   for (int q = 1; q < p; ++q) at[q] = at[q - 1] + counts[q - 1];
   std::vector<Pair> out(static_cast<std::size_t>(at[p - 1] + counts[p - 1]));
   for (std::int64_t r = 0; r < listed_rows; ++r) {
-    const std::int64_t i = lists.rows.begin + r;
+    const std::int64_t i = name(lists.rows.begin + r);
     for (std::int64_t t = lists.offsets[r]; t < lists.offsets[r + 1]; ++t) {
-      const std::int64_t j = lists.lists[t].index;
+      const std::int64_t j = name(lists.lists[t].index);
       if (j == i) continue;
       out[at[rows.owner(i)]++] = {i, j};
       out[at[rows.owner(j)]++] = {j, i};

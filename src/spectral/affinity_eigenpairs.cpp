@@ -33,15 +33,61 @@ class Counted final : public SymmetricOperator {
   SymmetricOperator& a_;
 };
 
+// P A P with P = I - u u^T for a unit vector u held in A's row layout: A
+// restricted to u's orthogonal complement (u itself maps to 0).
+class Deflated final : public SymmetricOperator {
+ public:
+  Deflated(SymmetricOperator& a, const std::vector<double>& u) : a_(a), u_(u) {}
+  std::int64_t order() const override { return a_.order(); }
+  const BlacsGrid& grid() const override { return a_.grid(); }
+  int block_size() const override { return a_.block_size(); }
+  const BlockCyclic1D& rows() const override { return a_.rows(); }
+  void apply(const double* x, int ldx, int width, double* y, int ldy) override {
+    const int rows = a_.rows().local_size(), ld = std::max(1, rows);
+    px_.resize(std::size_t(ld) * width);
+    for (int j = 0; j < width; ++j)
+      std::copy_n(x + std::size_t(j) * ldx, rows, px_.data() + std::size_t(j) * ld);
+    project(px_.data(), ld, width);
+    a_.apply(px_.data(), ld, width, y, ldy);
+    project(y, ldy, width);
+  }
+  bool exact_products() const override { return a_.exact_products(); }
+  OperatorCost cost(int width) const override {
+    OperatorCost c = a_.cost(width);
+    c.work_bytes += std::size_t(std::max(1, a_.rows().local_size())) * width * sizeof(double);
+    c.flops += 8.0 * a_.rows().local_size() * width;
+    return c;
+  }
+
+ private:
+  // z <- z - u (u^T z), one reduction for all columns.
+  void project(double* z, int ldz, int width) {
+    const int rows = a_.rows().local_size();
+    dots_.assign(std::size_t(width), 0.0);
+    for (int j = 0; j < width; ++j)
+      for (int i = 0; i < rows; ++i) dots_[j] += u_[i] * z[std::size_t(j) * ldz + i];
+    a_.grid().comm().sum_in_place(dots_);
+    for (int j = 0; j < width; ++j)
+      for (int i = 0; i < rows; ++i) z[std::size_t(j) * ldz + i] -= dots_[j] * u_[i];
+  }
+  SymmetricOperator& a_;
+  const std::vector<double>& u_;
+  std::vector<double> px_, dots_;
+};
+
 // Rayleigh quotients and residuals of `v` (n x q, any grid) with M, in M's
-// row layout; the pairs sorted by descending quotient.
-void rayleigh_quotients(SymmetricOperator& m, const DistMatrix& v, AffinityEigenpairs& out) {
+// row layout, with `top` (M's row layout, may be empty) as one more column
+// first; the pairs sorted by descending quotient.
+void rayleigh_quotients(SymmetricOperator& m, const DistMatrix& v, AffinityEigenpairs& out,
+                        const std::vector<double>& top = {}) {
   const Comm& comm = m.grid().comm();
-  const int q = static_cast<int>(v.cols());
+  const int extra = top.empty() ? 0 : 1;
+  const int q = static_cast<int>(v.cols()) + extra;
   BlacsGrid line(comm, comm.size(), 1);
   DistMatrix x(line, m.order(), q, m.block_size(), std::max(1, q));
-  copy(v, 0, 0, m.order(), q, x, 0, 0);
+  copy(v, 0, 0, m.order(), q - extra, x, 0, extra);
   const int rows = m.rows().local_size(), ld = x.ld();
+  if (extra) std::copy_n(top.data(), rows, x.data());
   std::vector<double> y(std::size_t(ld) * q);
   m.apply(x.data(), ld, q, y.data(), ld);
   std::vector<double> sums(std::size_t(3) * q, 0.0);  // v^T v, v^T M v, (Mv)^T (Mv)
@@ -82,18 +128,30 @@ void rayleigh_quotients(SymmetricOperator& m, const DistMatrix& v, AffinityEigen
 
 }  // namespace
 
-AffinityEigenpairs top_affinity_eigenpairs(SymmetricOperator& m, int q,
+int affinity_block_width(int q, std::int64_t /*n*/, const AffinitySolve& how) {
+  return how.block > 0 ? how.block : q + 5;
+}
+
+AffinityEigenpairs top_affinity_eigenpairs(SymmetricOperator& m, int q_all,
                                            const KrylovSettings& settings,
-                                           const AffinitySolve& how) {
-  Counted a(m);
+                                           const AffinitySolve& how,
+                                           const std::vector<double>& top) {
+  Counted counted(m);
   AffinityEigenpairs out;
+  const bool deflate = how.deflate && !top.empty() && q_all > 1;
+  const std::vector<double> none;
+  const std::vector<double>& known = deflate ? top : none;
+  Deflated deflated(counted, top);
+  // The solver's operator and the pairs it looks for; M (counted) checks them.
+  SymmetricOperator& a = deflate ? static_cast<SymmetricOperator&>(deflated) : counted;
+  const int q = q_all - (deflate ? 1 : 0);
   const auto plain = [&](const std::string& why) {
     KrylovResult r = krylov_top_eigenpairs(a, q, settings);
     out.cycles += r.cycles;
     out.converged = r.converged;
     out.failure = r.converged ? "" : krylov_failure(r, settings.tol);
-    rayleigh_quotients(a, r.vectors, out);
-    out.products = a.products;
+    rayleigh_quotients(counted, r.vectors, out, known);
+    out.products = counted.products;
     out.note = why;
   };
   const std::int64_t n = m.order();
@@ -103,9 +161,10 @@ AffinityEigenpairs top_affinity_eigenpairs(SymmetricOperator& m, int q,
   }
   // (1) A lower bound of the q-th eigenvalue, from a short run on M.
   KrylovSettings rough = settings;
-  rough.tol = 1e-2;
-  rough.max_cycles = 2;
-  rough.block = how.block > 0 ? how.block : q + 5;
+  rough.tol = how.rough_tol;
+  rough.max_cycles = std::max(1, how.rough_cycles);
+  rough.block = affinity_block_width(q, n, how);
+  rough.depth = how.depth;
   rough.progress = {};
   KrylovResult first = krylov_top_eigenpairs(a, q, rough);
   out.cycles += first.cycles;
@@ -130,22 +189,24 @@ AffinityEigenpairs top_affinity_eigenpairs(SymmetricOperator& m, int q,
   ChebyshevFilter p(a, degree, interval);
   // (2) Krylov on p(M).
   KrylovSettings filtered = settings;
-  filtered.block = how.block > 0 ? how.block : q + 5;
+  filtered.block = affinity_block_width(q, n, how);
+  filtered.depth = how.depth;
   KrylovResult r = krylov_top_eigenpairs(p, q, filtered);
   out.cycles += r.cycles;
   out.converged = r.converged;
   out.failure = r.converged ? "" : krylov_failure(r, settings.tol);
   // (3) M's eigenvalues and residuals.
-  rayleigh_quotients(a, r.vectors, out);
+  rayleigh_quotients(counted, r.vectors, out, known);
   std::ostringstream note;
   note.precision(6);
   note << "Chebyshev filter of degree " << degree << " damping [-1, " << cut
-       << "] (cut below the Ritz bound " << bound << " of eigenvalue " << q << ")";
+       << "] (cut below the Ritz bound " << bound << " of eigenvalue " << q_all << ")";
+  if (deflate) note << "; the top eigenvector sqrt(degree) deflated";
   if (out.values.back() <= cut) {
     plain("");
-    note << " left eigenvalue " << q << " below the cut; plain krylov on M used instead";
+    note << " left eigenvalue " << q_all << " below the cut; plain krylov on M used instead";
   }
-  out.products = a.products;
+  out.products = counted.products;
   out.note = note.str();
   return out;
 }

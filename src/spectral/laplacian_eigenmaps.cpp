@@ -112,9 +112,11 @@ ProblemShape spectral_problem_shape(std::int64_t n, std::int64_t d, int nprow, i
   if (settings.affinity == Affinity::knn) {
     shape.solver = Solver::krylov;
     shape.graph_neighbors = resolved_neighbors(n, settings);
-    shape.graph_block = settings.knn_solve.block > 0 ? settings.knn_solve.block
-                        : settings.knn_solve.filter  ? k + 1 + 5
-                                                     : krylov_block_width(k + 1, settings.krylov);
+    const int wanted = settings.knn_solve.deflate ? k : k + 1;  // the top vector deflated
+    shape.graph_block = settings.knn_solve.filter
+                            ? affinity_block_width(wanted, n, settings.knn_solve)
+                        : settings.knn_solve.block > 0 ? settings.knn_solve.block
+                                                       : krylov_block_width(wanted, settings.krylov);
   }
   return shape;
 }
@@ -134,9 +136,24 @@ void fit_knn(io::MatrixFile& points, const BlacsGrid& grid,
   r.neighbors = resolved_neighbors(n, settings);
   graph::NeighborSettings ns;
   ns.neighbors = r.neighbors - 1;
+  // The vertices numbered in the k-d tree's order when the tree searched
+  // (the same numbering on any rank count): a product's reads of the block
+  // then stay near each other in memory. `original` maps a number back.
+  std::vector<std::int64_t> original;
   graph::SparseRows w = [&] {
-    const graph::NeighborLists lists = graph::nearest_neighbors(points, points, ns, true, comm);
-    return graph::symmetrized_rows(n, nb, lists, comm);
+    graph::NeighborLists lists = graph::nearest_neighbors(points, points, ns, true, comm);
+    std::vector<std::int64_t> label;
+    if (!lists.spatial_order.empty()) {
+      original = std::move(lists.spatial_order);
+      label.resize(original.size());
+      for (std::size_t s = 0; s < original.size(); ++s) label[original[s]] = std::int64_t(s);
+    }
+    // With the vertices in spatial order, one block of rows per rank keeps
+    // most neighbours on the same rank: a product fetches the rows along the
+    // borders of the ranks' regions only, not most of the others' rows.
+    const int rows_block = label.empty() ? nb : static_cast<int>(std::max<std::int64_t>(
+                                                    nb, (n + comm.size() - 1) / comm.size()));
+    return graph::symmetrized_rows(n, rows_block, lists, comm, label);
   }();
   r.graph = graph::graph_stats(w, comm);
   ns.neighbors = r.neighbors;
@@ -150,7 +167,16 @@ void fit_knn(io::MatrixFile& points, const BlacsGrid& grid,
   const double norm = m.frobenius_norm();
 
   timer.start("solve");
-  AffinityEigenpairs pairs = top_affinity_eigenpairs(m, k + 1, settings.krylov, settings.knn_solve);
+  // The graph is connected (agreed above), so sqrt(degree) / ||sqrt(degree)|| is
+  // M's eigenvector of eigenvalue 1, known exactly: the solver deflates it.
+  std::vector<double> top(m.degrees().size());
+  double top_norm = 0;
+  for (std::size_t i = 0; i < top.size(); ++i) top[i] = std::sqrt(m.degrees()[i]);
+  for (double t : top) top_norm += t * t;
+  top_norm = std::sqrt(comm.sum(top_norm));
+  for (double& t : top) t /= top_norm;
+  AffinityEigenpairs pairs =
+      top_affinity_eigenpairs(m, k + 1, settings.krylov, settings.knn_solve, top);
   r.solver_used = "krylov";
   r.solver_note = pairs.note;
   r.iterations = pairs.cycles;
@@ -177,7 +203,8 @@ void fit_knn(io::MatrixFile& points, const BlacsGrid& grid,
   std::vector<double> records;
   records.reserve(std::size_t(rows) * (k + 1));
   for (int li = 0; li < rows; ++li) {
-    records.push_back(static_cast<double>(m.rows().to_global(li)));  // exact below 2^53
+    const std::int64_t g = m.rows().to_global(li);
+    records.push_back(static_cast<double>(original.empty() ? g : original[g]));  // exact below 2^53
     for (int c = 0; c < k; ++c)
       records.push_back(pairs.vectors[std::size_t(c + 1) * ld + li] / std::sqrt(m.degrees()[li]));
   }

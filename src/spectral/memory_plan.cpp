@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "kembed/core/error.hpp"
+#include "kembed/graph/neighbors.hpp"
 #include "kembed/kernel/assemble.hpp"
 #include "kembed/linalg/blacs_grid.hpp"
 #include "kembed/linalg/block_cyclic.hpp"
@@ -168,13 +169,21 @@ MemoryPlan plan_sparse_graph(const ProblemShape& s) {
   plan.items.push_back({"Chebyshev filter blocks", 3 * rows * double(b) * kDouble});
   plan.items.push_back({"krylov basis and Ritz vectors", rows * (m + 3 * double(b)) * kDouble});
   plan.items.push_back({"results gathered on rank 0", 3 * n * s.k * kDouble});
+  // The k-d tree (euclidean, d <= kTreeMaxDims) holds every point twice
+  // while it is built (as read, and in tree order), their indices and about
+  // n / 8 nodes of 2 d bounds; its order numbers the vertices (n indices,
+  // kept for the solve, and their inverse while the rows are built).
+  const double d = double(std::max<std::int64_t>(1, s.d));
+  const bool tree = s.d <= graph::kTreeMaxDims;
+  if (tree) plan.items.push_back({"vertex numbering (the k-d tree's order)", n * 8});
   // The graph is built, and its components counted, before the solve
   // allocates anything: the plan's total is the larger of the two phases.
   const double solve_phase = plan.total() - kBaseline;
+  const double lists = block_rows * (others * 16 + 24) + block_rows * others * 16;
   const double search =
-      (block_rows + std::min(n, 4096.0)) * double(std::max<std::int64_t>(1, s.d)) * kDouble +
-      5 * block_rows * others * 16;
-  const double build = entries * (8 + 8 + 8) + 2 * n * 8;
+      tree ? (2 * n * d + n) * kDouble + n / 8 * (24 + 16 * d) + block_rows * d * kDouble + lists
+           : (block_rows + std::min(n, 4096.0)) * d * kDouble + 5 * block_rows * others * 16;
+  const double build = entries * (8 + 8 + 8) + 2 * n * 8 + (tree ? 2 * n * 8 : 0);
   const double graph_phase = std::max(search, build);
   if (graph_phase > solve_phase)
     plan.items.push_back(

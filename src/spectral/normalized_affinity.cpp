@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 #include <utility>
 
 namespace kembed::spectral {
@@ -39,20 +40,49 @@ NormalizedAffinity::NormalizedAffinity(graph::SparseRows w, const BlacsGrid& gri
       values_[t] *= inv_sqrt[li] * all[index_[t]];
 }
 
+namespace {
+
+// y's columns [c0, c0 + W) of the rows: each row's sums kept in a local
+// array (registers) rather than in memory that might alias the inputs, and
+// added in the order of the row's entries (the same bits for any W).
+template <int W>
+void multiply_rows(int rows, const std::int64_t* offsets, const int* index, const double* values,
+                   const double* g, std::size_t w, int c0, double* y, std::size_t ldy) {
+  for (int li = 0; li < rows; ++li) {
+    double s[W] = {};
+    for (std::int64_t t = offsets[li]; t < offsets[li + 1]; ++t) {
+      const double a = values[t];
+      const double* row = g + std::size_t(index[t]) * w + c0;
+      for (int c = 0; c < W; ++c) s[c] += a * row[c];
+    }
+    for (int c = 0; c < W; ++c) y[li + (c0 + c) * ldy] = s[c];
+  }
+}
+
+}  // namespace
+
 void NormalizedAffinity::apply(const double* x, int ldx, int width, double* y, int ldy) {
   exchange_.gather(x, ldx, width, gathered_);
   const std::size_t w = static_cast<std::size_t>(width);
-  sum_.resize(w);
-  double* s = sum_.data();
+  const int rows = rows_.local_size();
   const double* g = gathered_.data();
-  for (int li = 0; li < rows_.local_size(); ++li) {
-    for (std::size_t c = 0; c < w; ++c) s[c] = 0;
-    for (std::int64_t t = offsets_[li]; t < offsets_[li + 1]; ++t) {
-      const double a = values_[t];
-      const double* row = g + std::size_t(index_[t]) * w;
-      for (std::size_t c = 0; c < w; ++c) s[c] += a * row[c];
-    }
-    for (std::size_t c = 0; c < w; ++c) y[li + c * std::size_t(ldy)] = s[c];
+  // The whole width at once up to 16 columns (one pass over the entries and
+  // the gathered rows), else groups of 16 and the rest.
+  int c0 = 0;
+  const auto columns = [&](auto width_constant) {
+    multiply_rows<decltype(width_constant)::value>(rows, offsets_.data(), index_.data(),
+                                                   values_.data(), g, w, c0, y, ldy);
+  };
+  for (; width - c0 > 16; c0 += 16) columns(std::integral_constant<int, 16>{});
+  switch (width - c0) {
+#define KEMBED_WIDTH(W) \
+  case W: columns(std::integral_constant<int, W>{}); break;
+    KEMBED_WIDTH(1) KEMBED_WIDTH(2) KEMBED_WIDTH(3) KEMBED_WIDTH(4) KEMBED_WIDTH(5)
+    KEMBED_WIDTH(6) KEMBED_WIDTH(7) KEMBED_WIDTH(8) KEMBED_WIDTH(9) KEMBED_WIDTH(10)
+    KEMBED_WIDTH(11) KEMBED_WIDTH(12) KEMBED_WIDTH(13) KEMBED_WIDTH(14) KEMBED_WIDTH(15)
+    KEMBED_WIDTH(16)
+#undef KEMBED_WIDTH
+    default: break;
   }
   ++products_;
   columns_ += width;

@@ -208,7 +208,7 @@ namespace {
 
 spectral::LaplacianEigenmapsResult knn_embedding(const Comm& comm, const std::string& name,
                                                  const std::vector<double>& x, int n, int d,
-                                                 int neighbors, int nb) {
+                                                 int neighbors, int nb, bool deflate = true) {
   const auto dir = test::scratch_dir(comm, "embedding_" + name);
   auto file = io::open_matrix_file(comm, test::write_bin(comm, dir, name + ".bin", x), {n, d});
   BlacsGrid grid(comm);
@@ -218,6 +218,7 @@ spectral::LaplacianEigenmapsResult knn_embedding(const Comm& comm, const std::st
   settings.components = 2;
   settings.solver = spectral::Solver::automatic;
   settings.block_size = nb;
+  settings.knn_solve.deflate = deflate;
   PhaseTimer timer(comm);
   return spectral::fit_laplacian_eigenmaps(*file, grid, settings, timer);
 }
@@ -270,16 +271,21 @@ TEST(SparseAffinity, EmbeddingMatchesDenseSerialEigenvectors) {
     if (want[std::size_t(arg) * 2 + c] < 0)
       for (int i = 0; i < n; ++i) want[std::size_t(i) * 2 + c] *= -1;
   }
-  for (int nb : {8, 64}) {
-    const auto r = knn_embedding(comm, "roll" + std::to_string(nb), x, n, d, neighbors, nb);
-    if (comm.is_root()) {
-      ASSERT_EQ(r.embedding.size(), want.size());
-      EXPECT_LT(test::max_abs_diff(r.embedding, want), 1e-10) << "block size " << nb;
-      EXPECT_NEAR(r.affinity_eigenvalues[1], lambda[n - 2], 1e-12);
-      EXPECT_NEAR(r.affinity_eigenvalues[2], lambda[n - 3], 1e-12);
+  for (bool deflate : {true, false})  // sqrt(degree) projected out, or found as the first pair
+    for (int nb : {8, 64}) {
+      const auto r =
+          knn_embedding(comm, "roll" + std::to_string(nb), x, n, d, neighbors, nb, deflate);
+      if (comm.is_root()) {
+        ASSERT_EQ(r.embedding.size(), want.size());
+        EXPECT_LT(test::max_abs_diff(r.embedding, want), 1e-10)
+            << "block size " << nb << ", deflated " << deflate;
+        EXPECT_NEAR(r.affinity_eigenvalues[0], 1, 1e-12);
+        EXPECT_NEAR(r.affinity_eigenvalues[1], lambda[n - 2], 1e-12);
+        EXPECT_NEAR(r.affinity_eigenvalues[2], lambda[n - 3], 1e-12);
+        EXPECT_EQ(r.solver_note.find("deflated") != std::string::npos, deflate) << r.solver_note;
+      }
+      EXPECT_TRUE(r.graph && r.graph->components == 1);
     }
-    EXPECT_TRUE(r.graph && r.graph->components == 1);
-  }
 }
 
 // scikit-learn 1.2.1 on the 40 points below, up to each column's sign:

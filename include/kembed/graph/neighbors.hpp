@@ -54,6 +54,9 @@ struct NeighborLists {
   IndexRange rows;
   std::vector<std::int64_t> offsets;
   std::vector<Neighbor> lists;
+  /// The points in the k-d tree's order (empty when the scan ran): points
+  /// near in it are near in space, the same on every rank and rank count.
+  std::vector<std::int64_t> spatial_order;
 };
 
 /// Collective: the neighbours among the rows of `points` of this rank's

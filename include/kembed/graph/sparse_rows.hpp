@@ -30,7 +30,10 @@ struct SparseRows {
 /// owners of its two rows in one all-to-all exchange; memory per rank: its
 /// lists, the pairs it sends and receives (16 bytes each) and its rows.
 /// Deterministic: the same rows on any number of ranks. Self entries ignored.
+/// With `label` (n entries, a permutation): the rows and columns of vertex
+/// i are numbered label[i] instead (P W P^T; numbering the vertices in a
+/// spatial order keeps a product's reads of X near each other in memory).
 SparseRows symmetrized_rows(std::int64_t n, int block_size, const NeighborLists& lists,
-                            const Comm& comm);
+                            const Comm& comm, const std::vector<std::int64_t>& label = {});
 
 }  // namespace kembed::graph

@@ -19,9 +19,18 @@ struct AffinitySolve {
   /// Products of M per filter application; 0: chosen from the cut so that
   /// the damped part shrinks by kFilterDamping, within [8, kMaxFilterDegree].
   int degree = 0;
-  /// Krylov block width on p(M); 0: q + 5 (wider blocks cost more products
-  /// of M per filtered product and are not needed: p(M) separates the pairs).
+  /// Krylov block width on p(M); 0: affinity_block_width.
   int block = 0;
+  /// Blocks per restart cycle of both runs; 0: krylov_depth's default.
+  int depth = 0;
+  /// Restart cycles of the rough first run on M whose Ritz value sets the cut.
+  int rough_cycles = 2;
+  /// Residual at which the rough run stops earlier.
+  double rough_tol = 1e-2;
+  /// With the top eigenvector known (top_affinity_eigenpairs' `top`): search
+  /// the others in its orthogonal complement (P M P, P = I - u u^T), one
+  /// pair fewer, and the filter's cut set below the next wanted eigenvalue.
+  bool deflate = true;
 };
 
 /// T_m(L(1)) >= 1 / kFilterDamping: measured at n = 16,000 (swiss roll, K = 10),
@@ -29,6 +38,19 @@ struct AffinitySolve {
 /// Krylov solver on p(M) separates the rest, so a mild filter is cheapest.
 inline constexpr double kFilterDamping = 0.1;
 inline constexpr int kMaxFilterDegree = 400;
+
+/// The Krylov block width on p(M) for q wanted pairs of an order-n M:
+/// how.block, or q + 5. Measured (swiss roll, K = 10, k = 2, the top vector
+/// deflated so q = 2; products of M): n = 16,000: width 7 570 products,
+/// width 12 569 (1.7 times the columns); n = 100,000: width 7 1652, width 12
+/// 936, width 16 726 (the same columns in fewer products: 32.5 against
+/// 51.5 s of solve for widths 12 and 7, load 5). Wider blocks would pay at
+/// large n, but the basis of depth x width vectors of n is the larger part
+/// of the memory there (n = 10^6 on 2 ranks, width 12: 1.1 GB per rank,
+/// above the 1 GB aimed at), and a shallower basis (depth 6 or 8) made the
+/// rough run's bound, and with it the filter, weaker (1938 and 1408
+/// products at n = 100,000).
+int affinity_block_width(int q, std::int64_t n, const AffinitySolve& how);
 
 struct AffinityEigenpairs {
   std::vector<double> values;  ///< q Rayleigh quotients v^T M v, descending
@@ -50,9 +72,14 @@ struct AffinityEigenpairs {
 /// a little below it; (2) Krylov to settings.tol on p(M), damping [-1, cut];
 /// (3) mu = v^T M v and ||M v - mu v|| with M; the pairs are M's top q when
 /// every mu exceeds the cut, else (a cut above the q-th eigenvalue) the plain
-/// Krylov solver on M runs instead and the note says so.
+/// Krylov solver on M runs instead and the note says so. With `top` (this
+/// rank's rows of a unit eigenvector of eigenvalue 1, as sqrt(degree) /
+/// ||sqrt(degree)|| is for a connected graph) and how.deflate, steps (1)-(2)
+/// run on P M P for the other q - 1 pairs, and `top` is returned first with
+/// its own Rayleigh quotient and residual.
 AffinityEigenpairs top_affinity_eigenpairs(SymmetricOperator& m, int q,
                                            const KrylovSettings& settings,
-                                           const AffinitySolve& how);
+                                           const AffinitySolve& how,
+                                           const std::vector<double>& top = {});
 
 }  // namespace kembed::spectral

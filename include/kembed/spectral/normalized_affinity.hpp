@@ -49,7 +49,7 @@ class NormalizedAffinity final : public SymmetricOperator {
   std::vector<double> values_;
   std::vector<double> degree_;
   graph::RowExchange exchange_;
-  std::vector<double> gathered_, sum_;
+  std::vector<double> gathered_;
   long long products_ = 0, columns_ = 0;
 };
 
