@@ -76,18 +76,18 @@ class Deflated final : public SymmetricOperator {
 };
 
 // Rayleigh quotients and residuals of `v` (n x q, any grid) with M, in M's
-// row layout, with `top` (M's row layout, may be empty) as one more column
+// row layout, with `top` (M's row layout; null: none) as one more column
 // first; the pairs sorted by descending quotient.
 void rayleigh_quotients(SymmetricOperator& m, const DistMatrix& v, AffinityEigenpairs& out,
-                        const std::vector<double>& top = {}) {
+                        const std::vector<double>* top = nullptr) {
   const Comm& comm = m.grid().comm();
-  const int extra = top.empty() ? 0 : 1;
+  const int extra = top ? 1 : 0;
   const int q = static_cast<int>(v.cols()) + extra;
   BlacsGrid line(comm, comm.size(), 1);
   DistMatrix x(line, m.order(), q, m.block_size(), std::max(1, q));
   copy(v, 0, 0, m.order(), q - extra, x, 0, extra);
   const int rows = m.rows().local_size(), ld = x.ld();
-  if (extra) std::copy_n(top.data(), rows, x.data());
+  if (extra) std::copy_n(top->data(), rows, x.data());
   std::vector<double> y(std::size_t(ld) * q);
   m.apply(x.data(), ld, q, y.data(), ld);
   std::vector<double> sums(std::size_t(3) * q, 0.0);  // v^T v, v^T M v, (Mv)^T (Mv)
@@ -138,9 +138,10 @@ AffinityEigenpairs top_affinity_eigenpairs(SymmetricOperator& m, int q_all,
                                            const std::vector<double>& top) {
   Counted counted(m);
   AffinityEigenpairs out;
-  const bool deflate = how.deflate && !top.empty() && q_all > 1;
-  const std::vector<double> none;
-  const std::vector<double>& known = deflate ? top : none;
+  // Agreed: a rank without rows holds an empty `top` even when it is given.
+  const bool given = m.grid().comm().max(top.empty() ? 0.0 : 1.0) > 0;
+  const bool deflate = how.deflate && given && q_all > 1;
+  const std::vector<double>* known = deflate ? &top : nullptr;
   Deflated deflated(counted, top);
   // The solver's operator and the pairs it looks for; M (counted) checks them.
   SymmetricOperator& a = deflate ? static_cast<SymmetricOperator&>(deflated) : counted;
