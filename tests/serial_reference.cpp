@@ -3,6 +3,7 @@
 #include <cmath>
 #include <fstream>
 #include <random>
+#include <stdexcept>
 #include <utility>
 
 #include "linalg/fortran.hpp"
@@ -89,6 +90,23 @@ ReflectedSpectrum::ReflectedSpectrum(std::vector<double> lambda, std::vector<dou
 double ReflectedSpectrum::operator()(std::int64_t i, std::int64_t j) const {
   return (i == j ? lambda_[i] : 0.0) - 2 * u_[i] * w_[j] - 2 * w_[i] * u_[j] +
          4 * s_ * u_[i] * u_[j];
+}
+
+std::vector<std::pair<double, double>> serial_eigenvalues_general(const Dense& a) {
+  Dense h = a;
+  int n = a.n, one = 1, info = 0, lwork = -1;
+  std::vector<double> wr(n), wi(n);
+  double q = 0, unused = 0;
+  dgeev_("N", "N", &n, h.a.data(), &n, wr.data(), wi.data(), &unused, &one, &unused, &one, &q,
+         &lwork, &info, 1, 1);
+  lwork = int(q) + 1;
+  std::vector<double> work(lwork);
+  dgeev_("N", "N", &n, h.a.data(), &n, wr.data(), wi.data(), &unused, &one, &unused, &one,
+         work.data(), &lwork, &info, 1, 1);
+  if (info != 0) throw std::runtime_error("dgeev failed with INFO = " + std::to_string(info));
+  std::vector<std::pair<double, double>> w(n);
+  for (int i = 0; i < n; ++i) w[i] = {wr[i], wi[i]};
+  return w;
 }
 
 std::vector<double> serial_eigh(const Dense& a, Dense& vectors) {

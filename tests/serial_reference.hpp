@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kembed/kernel/kernel.hpp"
@@ -34,6 +35,10 @@ Dense serial_center(const Dense& k);
 
 /// All eigenpairs by LAPACK dsyevd: ascending values; vectors overwrite a copy.
 std::vector<double> serial_eigh(const Dense& a, Dense& vectors);
+
+/// All eigenvalues of the general (nonsymmetric) matrix `a` by LAPACK dgeev,
+/// without vectors: real parts in .first, imaginary parts in .second.
+std::vector<std::pair<double, double>> serial_eigenvalues_general(const Dense& a);
 
 /// A = H diag(lambda) H with the reflector H = I - 2 u u^T (u normalized
 /// here): the spectrum is exactly `lambda`, the eigenvectors H e_i are dense,

@@ -36,6 +36,7 @@ struct MdsInputOptions {
   std::string to_landmarks;            ///< --distances-to-landmarks (n x M)
   std::string among_landmarks;         ///< --landmark-distances (M x M)
   io::FileHints landmark_hints;        ///< shape of a .bin --landmark-distances
+  AdditiveMethod additive = AdditiveMethod::none;  ///< --add
 
   static po::options_description description() {
     po::options_description d("distances");
@@ -59,13 +60,24 @@ struct MdsInputOptions {
         ("landmark-distances", po::value<std::string>(),
          "with --distances-to-landmarks: the M x M distances among the landmarks")
         ("stress-pairs", po::value<std::int64_t>()->default_value(10000),
-         "with --approx landmark and points: pairs sampled for the stress (0: none)");
+         "with --approx landmark and points: pairs sampled for the stress (0: none)")
+        ("add", po::value<std::string>()->default_value("none"),
+         "none, cailliez (d + c off the diagonal, c the smallest that makes the "
+         "dissimilarities Euclidean; R cmdscale add = TRUE) or lingoes (d^2 + 2c, "
+         "c = -smallest eigenvalue of B): additive constant applied before embedding");
     // clang-format on
     return d;
   }
 
   explicit MdsInputOptions(const po::variables_map& vm) {
     symmetrize = vm["symmetrize"].as<bool>();
+    const std::string add = vm["add"].as<std::string>();
+    if (add == "cailliez")
+      additive = AdditiveMethod::cailliez;
+    else if (add == "lingoes")
+      additive = AdditiveMethod::lingoes;
+    else if (add != "none")
+      throw Error("unknown --add '" + add + "' (expected none, cailliez or lingoes)");
     if (parse_landmark(vm)) return;
     if (vm.count("distances")) {
       if (vm.count("input") || vm.count("generate"))
@@ -104,6 +116,8 @@ struct MdsInputOptions {
         throw Error("--stress-pairs applies to --approx landmark");
       return false;
     }
+    if (additive != AdditiveMethod::none)
+      throw Error("--add applies to exact mds (the whole n x n matrix), not to --approx landmark");
     if (vm.count("distances"))
       throw Error("--approx landmark does not take --distances (the full n x n matrix): give "
                   "points (--input or --generate, with --metric), or --distances-to-landmarks "
@@ -186,6 +200,31 @@ Json spectrum_report(Json report, const MdsResult& r, const std::string& solver)
         " computes only the top K eigenvalues; gof1, gof2, negative_eigenvalues and "
         "most_negative_eigenvalue need all n (use --solver evd)";
   return report;
+}
+
+// run.json's record of --add (only when given: --add none leaves run.json as it was).
+void additive_report(Json& report, const AdditiveConstant& a) {
+  report["additive_method"] = additive_method_name(a.method);
+  report["additive_constant"] = a.constant;
+  if (a.method == AdditiveMethod::cailliez) {
+    report["additive_definition"] =
+        "Cailliez: d_ij + c for i != j, c = the largest real eigenvalue of [[0, 2 B2], [-I, "
+        "-4 B1]] (2n x 2n), B2 = -1/2 J D^(2) J, B1 = -1/2 J D J, of the input dissimilarities "
+        "(pdgehrd + pdhseqr); the smallest c for which every d_ij + c is Euclidean";
+    report["additive_largest_real_part"] = a.largest_real_part;
+    report["additive_complex_eigenvalues"] = a.complex_eigenvalues;
+    report["additive_largest_real_part_definition"] =
+        "max Re(lambda) over all 2n eigenvalues, R cmdscale's ac; equals additive_constant "
+        "unless a complex pair lies right of the largest real eigenvalue";
+  } else {
+    report["additive_definition"] =
+        "Lingoes: sqrt(d_ij^2 + 2c) for i != j, c = -lambda_min(B2), B2 = -1/2 J D^(2) J of the "
+        "input dissimilarities (pdsyevr); B becomes B2 + c J, positive semidefinite";
+    report["additive_input_smallest_eigenvalue"] = a.smallest_eigenvalue;
+  }
+  report["additive_applies_to"] =
+      "every quantity below (distances, B, eigenvalues, gof, model) is of the corrected "
+      "dissimilarities; transform corrects each new-to-training distance d > 0 the same way";
 }
 
 // The model of a landmark fit: what triangulation needs (L#, the landmarks'
@@ -401,6 +440,10 @@ void run_mds(const po::variables_map& vm, const Comm& world) {
     throw Error("--storage none recomputes the distances from the points (--input with a "
                 "--metric), for the exact n x n matrix; a distance matrix or --approx landmark "
                 "has nothing to recompute (use --storage auto)");
+  if (in.additive != AdditiveMethod::none && (storage.lower || storage.none || precision.single))
+    throw Error("--add " + additive_method_name(in.additive) +
+                " needs the n x n dissimilarities stored whole in double (--storage full or "
+                "auto, --precision double)");
   const StorageRequest storage_request = storage.request();
   if (precision.single && in.landmark)
     throw Error("--precision single applies to the exact n x n matrix, not to --approx landmark");
@@ -420,6 +463,7 @@ void run_mds(const po::variables_map& vm, const Comm& world) {
     MdsSettings settings{in.metric, k, solve.solver, solve.layout.block_size, in.symmetrize,
                          solve.krylov};
     settings.storage = storage_request;
+    settings.additive = in.additive;
     const double limit = solve.max_memory_per_rank > 0 ? solve.max_memory_per_rank
                                                        : available_memory_per_rank(grid.comm());
     return mds_storage(settings, shape, limit, grid.comm().size()).shape;
@@ -431,6 +475,7 @@ void run_mds(const po::variables_map& vm, const Comm& world) {
                          solve.max_memory_per_rank};
     settings.single_precision = precision.single;
     settings.storage = storage_request;
+    settings.additive = in.additive;
     const MdsResult result = fit_mds(run.input(), run.grid(), settings, run.timer());
     run.solver(solve, {result.solver_used, result.solver_note, result.iterations, result.matvecs,
                        result.memory.estimate, result.memory.limit});
@@ -446,6 +491,10 @@ void run_mds(const po::variables_map& vm, const Comm& world) {
     fields["projection"] =
         "Gower: b* = -1/2 (q - r - mean(q) + g), y* = Lambda^(-1/2) V^T b*, q = squared "
         "distances to the training points, r = sq_distance_row_means, g = sq_distance_grand_mean";
+    if (result.additive) {
+      fields["additive_method"] = additive_method_name(result.additive->method);
+      fields["additive_constant"] = result.additive->constant;
+    }
     save_gower_model(run, result, k, in.metric.has_value(), fields);
 
     Json& report = run.report;
@@ -456,6 +505,7 @@ void run_mds(const po::variables_map& vm, const Comm& world) {
     report["symmetrized"] = in.symmetrize;
     if (result.max_asymmetry) report["max_asymmetry_before_symmetrizing"] = *result.max_asymmetry;
     report["components"] = k;
+    if (result.additive) additive_report(report, *result.additive);
     report["double_centering"] = "B = -1/2 J D^(2) J, J = I - 11^T/n, D^(2) = squared distances";
     report["eigenvalues"] = result.eigenvalues;
     report["explained_variance_ratio"] = result.explained_ratio;
@@ -514,6 +564,13 @@ Projection project_mds(const io::Model& model, io::MatrixFile& points, const Bla
       error = model.dir() + ": eigenvalue " + std::to_string(v) +
               " is not positive; the model is damaged";
   agree(comm, error);
+  collectively(comm, [&] {
+    if (!model.has("additive_method")) return;
+    p.additive = model.choice("additive_method", {"cailliez", "lingoes"}) == "cailliez"
+                     ? AdditiveMethod::cailliez
+                     : AdditiveMethod::lingoes;
+    p.additive_constant = model.number("additive_constant");
+  });
   p.sq_row_means = model.vector(comm, "sq_distance_row_means", p.n);
   auto vectors = model.large(comm, "vectors");
   std::unique_ptr<io::MatrixFile> training;

@@ -269,6 +269,10 @@ void check_mds(const ManifestFields& f, bool one_d) {
     return;
   }
   f.number("sq_distance_grand_mean");
+  if (f.has("additive_method")) {  // mds --add
+    f.choice("additive_method", {"cailliez", "lingoes"});
+    f.number("additive_constant");
+  }
   check_array(f, "vectors", n, k, "n, k");
   check_vector(f, "eigenvalues", k, "k", one_d);
   check_vector(f, "sq_distance_row_means", n, "n", one_d);

@@ -45,6 +45,13 @@ void pdtran_(const int* m, const int* n, const double* alpha, const double* a, c
 void pdposv_(const char* uplo, const int* n, const int* nrhs, double* a, const int* ia,
              const int* ja, const int* desca, double* b, const int* ib, const int* jb,
              const int* descb, int* info, std::size_t uplo_len);
+void pdgehrd_(const int* n, const int* ilo, const int* ihi, double* a, const int* ia,
+              const int* ja, const int* desca, double* tau, double* work, const int* lwork,
+              int* info);
+void pdhseqr_(const char* job, const char* compz, const int* n, const int* ilo, const int* ihi,
+              double* h, const int* desch, double* wr, double* wi, double* z, const int* descz,
+              double* work, const int* lwork, int* iwork, const int* liwork, int* info,
+              std::size_t job_len, std::size_t compz_len);
 
 // BLAS / LAPACK (serial)
 void dgemm_(const char* transa, const char* transb, const int* m, const int* n, const int* k,
@@ -64,6 +71,11 @@ void dtrsm_(const char* side, const char* uplo, const char* transa, const char* 
             std::size_t diag_len);
 void dpotrf_(const char* uplo, const int* n, double* a, const int* lda, int* info,
              std::size_t uplo_len);
+// Eigenvalues of a general matrix (the tests' serial reference of pdhseqr).
+void dgeev_(const char* jobvl, const char* jobvr, const int* n, double* a, const int* lda,
+            double* wr, double* wi, double* vl, const int* ldvl, double* vr, const int* ldvr,
+            double* work, const int* lwork, int* info, std::size_t jobvl_len,
+            std::size_t jobvr_len);
 // LAPACK's own version (for kembed --version).
 void ilaver_(int* major, int* minor, int* patch);
 void dsyevd_(const char* jobz, const char* uplo, const int* n, double* a, const int* lda, double* w,

@@ -203,7 +203,10 @@ StorageChoice mds_storage(const MdsSettings& s, const ProblemShape& shape, doubl
   const bool tiled = s.metric && *s.metric != kernel::Metric::manhattan;
   ProblemShape asked = shape;
   asked.solver = s.solver;
-  return choose_storage(s.storage, tiled, s.metric.has_value(), asked, s.krylov, limit, ranks);
+  // The additive constant needs the whole stored D (full, in double).
+  const bool plain = s.additive == AdditiveMethod::none;
+  return choose_storage(s.storage, tiled && plain, s.metric.has_value() && plain, asked, s.krylov,
+                        limit, ranks);
 }
 
 MdsResult fit_mds(io::MatrixFile& file, const BlacsGrid& grid, const MdsSettings& settings,
@@ -227,6 +230,14 @@ MdsResult fit_mds(io::MatrixFile& file, const BlacsGrid& grid, const MdsSettings
   result.storage_note = choice.note;
   result.lower_storage = choice.storage == MatrixStorage::lower_blocks;
   result.memory = check_memory(choice.shape, limit, comm);
+  if (settings.additive != AdditiveMethod::none)
+    agree(comm, result.storage == MatrixStorage::full && !settings.single_precision &&
+                        (settings.storage == StorageRequest::automatic ||
+                         settings.storage == StorageRequest::full)
+                    ? ""
+                    : "--add " + additive_method_name(settings.additive) +
+                          " needs the n x n dissimilarities stored whole in double (--storage "
+                          "full or auto, --precision double)");
   if (result.storage == MatrixStorage::none) {
     fit_matrix_free(file, grid, settings, timer, result);
     timer.stop();
@@ -245,8 +256,17 @@ MdsResult fit_mds(io::MatrixFile& file, const BlacsGrid& grid, const MdsSettings
   DistMatrix b = DistMatrix::uninitialized(
       grid, n, n, nb, nb, result.lower_storage ? Storage::lower_blocks : Storage::full);
   build_distances(file, settings, b, &timer, &result);
-  embed_distances(b, {k, settings.solver, settings.krylov}, timer, result,
-                  [&](DistMatrix& a) { build_distances(file, settings, a, nullptr, nullptr); });
+  if (settings.additive != AdditiveMethod::none) {
+    timer.start("additive constant");
+    result.additive = settings.additive == AdditiveMethod::cailliez ? cailliez_constant(b)
+                                                                    : lingoes_constant(b);
+    apply_additive_constant(b, settings.additive, result.additive->constant);
+  }
+  const double c = result.additive ? result.additive->constant : 0;
+  embed_distances(b, {k, settings.solver, settings.krylov}, timer, result, [&](DistMatrix& a) {
+    build_distances(file, settings, a, nullptr, nullptr);
+    apply_additive_constant(a, settings.additive, c);
+  });
   return result;
 }
 
@@ -311,6 +331,12 @@ std::vector<double> gower_project(const MdsProjection& model, DistMatrix& bstar,
   const Comm& comm = grid.comm();
   const std::int64_t m = bstar.rows(), n = model.n;
   const int k = model.k, nb = block_size;
+  if (model.additive != AdditiveMethod::none)
+    for (int lj = 0; lj < bstar.local_cols(); ++lj)
+      for (int li = 0; li < bstar.local_rows(); ++li) {
+        double& e = bstar.local(li, lj);
+        if (e > 0) e = corrected_dissimilarity(model.additive, model.additive_constant, e);
+      }
   // Gower: b*_ij = -1/2 (q_ij - r_j - mean_j q_ij + g), q the squared distances.
   kernel::square_distances(bstar, 1.0);
   const CenteringStats q = kernel_means(bstar);

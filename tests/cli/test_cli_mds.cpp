@@ -5,6 +5,7 @@
 // and leaves no output; Gower's formula places training points on their
 // embedding.
 #include "cli/cli_support.hpp"
+#include "eurodist.hpp"
 
 namespace {
 
@@ -284,6 +285,16 @@ TEST(MdsCli, InvalidInputsFailOnEveryRankWithTheEntryAndWithoutOutput) {
        "--storage lower needs points"},
       {{I, (dir / "x.csv").string(), "--storage", "lower", "--solver", "evd"},
        "--storage lower needs --solver krylov"},
+      {{I, (dir / "x.csv").string(), "--add", "gower"},
+       "unknown --add 'gower' (expected none, cailliez or lingoes)"},
+      {{I, (dir / "x.csv").string(), "--add", "cailliez", "--precision", "single", "--solver",
+        "krylov", "-k", "2"},
+       "--add cailliez needs the n x n dissimilarities stored whole in double"},
+      {{I, (dir / "x.csv").string(), "--add", "lingoes", "--storage", "none", "-k", "2"},
+       "--add lingoes needs the n x n dissimilarities stored whole in double"},
+      {{I, (dir / "x.csv").string(), "--add", "cailliez", "--approx", "landmark", "--landmarks",
+        "5"},
+       "--add applies to exact mds"},
   };
   for (int np : {1, 4})
     for (const auto& c : cases) {
@@ -424,4 +435,78 @@ TEST(MdsCli, ConfigFileWorksLikeTheCommandLine) {
                          read_result_csv(dir / "cli/embedding.csv").data),
             1e-9);
   EXPECT_EQ(read_json(dir / "cfg/run.json").value("metric", ""), "manhattan");
+}
+
+// --add: R 4.2.2's values for eurodist, printed with sprintf("%.17g", ...):
+//   r <- cmdscale(eurodist, k = 2, add = TRUE, eig = TRUE); r$ac; r$eig[1:2]; r$points[1:2, ]
+// and Lingoes's constant, which cmdscale lacks:
+//   d <- as.matrix(eurodist); B2 <- -0.5 * .Call(stats:::C_DoubleCentre, d^2)
+//   -min(eigen(B2, symmetric = TRUE, only.values = TRUE)$values)
+TEST(MdsCli, AddConstantsMatchRAndTransformAppliesThem) {
+  const fs::path dir = scratch_dir("mds_add");
+  const std::size_t n = kembed::test::kEurodistSize;
+  const auto full = kembed::test::eurodist_matrix();
+  Matrix d = zeros(n, n);
+  d.v = full;
+  write_csv(dir / "d.csv", d, "");
+  const double r_ac = 2132.6784951979384, r_lingoes = 2251844.3317361567;
+  const double r_eig[] = {42271880.80057101, 29539104.213812925};
+  const double r_points[2][2] = {{-2683.2195822804028, 3149.753939631074},
+                                 {1448.3278544949562, 734.87726041759322}};
+  for (int np : {1, 4}) {
+    const std::string tag = std::to_string(np);
+    const fs::path cai = dir / ("cailliez" + tag), lin = dir / ("lingoes" + tag);
+    RUN_OK(a,
+           (std::vector<std::string>{"mds", "--distances", (dir / "d.csv").string(), "-k", "2",
+                                     "--add", "cailliez", "--block-size", "3", "--output-dir",
+                                     cai.string()}),
+           np);
+    const Json report = read_json(cai / "run.json");
+    EXPECT_EQ(report.value("additive_method", ""), "cailliez");
+    EXPECT_NEAR(report.value("additive_constant", 0.0), r_ac, 1e-9 * r_ac) << np;
+    EXPECT_NEAR(report.value("additive_largest_real_part", 0.0), r_ac, 1e-9 * r_ac) << np;
+    const Matrix eig = read_result_csv(cai / "eigenvalues.csv").data;
+    const Matrix emb = read_result_csv(cai / "embedding.csv").data;
+    for (std::size_t c = 0; c < 2; ++c) {
+      EXPECT_NEAR(eig(c, 0), r_eig[c], 1e-9 * r_eig[0]) << np;
+      const double sign = (emb(0, c) > 0) == (r_points[0][c] > 0) ? 1 : -1;
+      for (std::size_t i = 0; i < 2; ++i)
+        EXPECT_NEAR(sign * emb(i, c), r_points[i][c], 1e-8 * 4000) << np << " row " << i;
+    }
+    EXPECT_NEAR(report.value("gof1", 0.0), 0.51155641074300484, 1e-10);  // R's r$GOF[1]
+    const Json manifest = read_json(cai / "model/manifest.json");
+    EXPECT_EQ(manifest.value("additive_method", ""), "cailliez");
+    EXPECT_EQ(manifest.value("additive_constant", 0.0), report.value("additive_constant", 1.0));
+    // The training rows (0 = the same object) give the corrected fit back.
+    EXPECT_LT(max_abs_diff(transform(cai / "model", dir / "d.csv", dir / ("t" + tag), np), emb),
+              1e-9 * 4000);
+
+    RUN_OK(b,
+           (std::vector<std::string>{"mds", "--distances", (dir / "d.csv").string(), "-k", "2",
+                                     "--add", "lingoes", "--output-dir", lin.string()}),
+           np);
+    const Json lreport = read_json(lin / "run.json");
+    EXPECT_EQ(lreport.value("additive_method", ""), "lingoes");
+    EXPECT_NEAR(lreport.value("additive_constant", 0.0), r_lingoes, 1e-9 * r_lingoes) << np;
+    EXPECT_EQ(lreport.value("negative_eigenvalues", -1), 0) << np;
+  }
+  // --add none is the default and changes nothing.
+  RUN_OK(c,
+         (std::vector<std::string>{"mds", "--distances", (dir / "d.csv").string(), "-k", "2",
+                                   "--output-dir", (dir / "plain").string()}),
+         2);
+  RUN_OK(e,
+         (std::vector<std::string>{"mds", "--distances", (dir / "d.csv").string(), "-k", "2",
+                                   "--add", "none", "--output-dir", (dir / "none").string()}),
+         2);
+  for (const char* name : {"embedding.csv", "eigenvalues.csv", "spectrum.csv"})
+    EXPECT_EQ(read_file(dir / "plain" / name), read_file(dir / "none" / name)) << name;
+  EXPECT_FALSE(read_json(dir / "none/run.json").contains("additive_constant"));
+  EXPECT_FALSE(read_json(dir / "none/model/manifest.json").contains("additive_method"));
+  // Other commands have no --add.
+  const RunResult k = run_kembed({"kpca", "--input", (dir / "d.csv").string(), "--add", "cailliez",
+                                  "--output-dir", (dir / "kpca").string()},
+                                 2);
+  EXPECT_TRUE(k.no_rank_succeeded() && contains(k.err, "unrecognised option '--add'"))
+      << k.describe();
 }

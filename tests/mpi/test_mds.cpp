@@ -12,6 +12,7 @@
 #include "kembed/core/error.hpp"
 #include "kembed/kernel/distance_checks.hpp"
 #include "kembed/spectral/mds.hpp"
+#include "eurodist.hpp"
 #include "serial_reference.hpp"
 #include "test_support.hpp"
 
@@ -460,4 +461,264 @@ TEST(Mds, GowerTransformReproducesTrainingPointsAndMatchesSerialFormula) {
       }
     }
   }
+}
+
+// ---- --add: the additive constants of Cailliez and Lingoes ----
+
+namespace {
+
+// R 4.2.2: r <- cmdscale(eurodist, k = 2, add = TRUE, eig = TRUE), printed
+// with sprintf("%.17g", ...): r$ac, r$eig[1:2], t(r$points[1:3, ]).
+constexpr double kRCailliez = 2132.6784951979384;
+constexpr double kRCailliezEig[] = {42271880.80057101, 29539104.213812925};
+constexpr double kRCailliezPoints[] = {-2683.2195822804028, 3149.753939631074,
+                                       1448.3278544949562,  734.87726041759322,
+                                       -234.92183007752953, -735.20435823117577};
+// R 4.2.2, Lingoes by hand (R's cmdscale has only Cailliez):
+//   d <- as.matrix(eurodist)
+//   B2 <- -0.5 * .Call(stats:::C_DoubleCentre, d^2)
+//   c <- -min(eigen(B2, symmetric = TRUE, only.values = TRUE)$values)
+//   dl <- sqrt(d^2 + 2 * c); diag(dl) <- 0
+//   r <- cmdscale(dl, k = 2, eig = TRUE)
+// c, r$eig[1:2], t(r$points[1:3, ]) with sprintf("%.17g", ...).
+constexpr double kRLingoes = 2251844.3317361567;
+constexpr double kRLingoesEig[] = {21790221.421278987, 14108399.665737225};
+constexpr double kRLingoesPoints[] = {2418.6562549070436, 1962.1996620584737, -871.64970487380992,
+                                      596.48185161247545, 62.5008685947586,   -400.42569116763491};
+
+// Largest |difference| of the first rows of a row-major n x 2 embedding and
+// `expected` (3 x 2), each column compared up to its sign.
+double points_difference(const std::vector<double>& y, const double* expected) {
+  double worst = 0;
+  for (int c = 0; c < 2; ++c) {
+    const double sign = (y[c] > 0) == (expected[c] > 0) ? 1 : -1;
+    for (int i = 0; i < 3; ++i)
+      worst = std::max(worst, std::abs(sign * y[i * 2 + c] - expected[i * 2 + c]));
+  }
+  return worst;
+}
+
+// Off-diagonal d_ij + c (row-major copy).
+std::vector<double> shifted(const std::vector<double>& dist, int n, double c) {
+  auto out = dist;
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j)
+      if (i != j) out[std::size_t(i) * n + j] += c;
+  return out;
+}
+
+// Cailliez's constant from the definition, serially: the largest real
+// eigenvalue (dgeev) of [[0, 2 B2], [-I, -4 B1]] built with plain loops.
+double serial_cailliez(const std::vector<double>& dist, int n) {
+  const test::Dense b2 = serial_b(dist, n);
+  test::Dense half{n, std::vector<double>(std::size_t(n) * n)};
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) half(i, j) = -0.5 * dist[std::size_t(i) * n + j];
+  const test::Dense b1 = test::serial_center(half);
+  test::Dense z{2 * n, std::vector<double>(std::size_t(4) * n * n, 0.0)};
+  for (int i = 0; i < n; ++i) {
+    z(n + i, i) = -1;
+    for (int j = 0; j < n; ++j) {
+      z(i, n + j) = 2 * b2(i, j);
+      z(n + i, n + j) = -4 * b1(i, j);
+    }
+  }
+  double best = -std::numeric_limits<double>::infinity();
+  for (auto [re, im] : test::serial_eigenvalues_general(z))
+    if (im == 0) best = std::max(best, re);
+  return best;
+}
+
+}  // namespace
+
+TEST(MdsAdditive, CailliezMatchesRAndTheSerialEigenproblemOnEveryGridAndBlocking) {
+  const Comm world = Comm::world();
+  const int n = test::kEurodistSize, k = 2;
+  const auto dist = test::eurodist_matrix();
+  const double c_serial = serial_cailliez(dist, n);
+  EXPECT_NEAR(c_serial, kRCailliez, 1e-9 * kRCailliez);
+  // The definition: at c* the corrected B is positive semidefinite (up to
+  // round-off), just below it is not.
+  test::Dense unused;
+  const auto at = test::serial_eigh(serial_b(shifted(dist, n, c_serial), n), unused);
+  const auto below = test::serial_eigh(serial_b(shifted(dist, n, 0.99 * c_serial), n), unused);
+  EXPECT_GT(at.front(), -1e-12 * at.back());
+  EXPECT_LT(below.front(), -1e-6 * below.back());
+
+  const std::string dir = test::scratch_dir(world, "mds_cailliez");
+  auto file = io::open_matrix_file(world, test::write_bin(world, dir, "d.bin", dist), {n, n});
+  for (auto [p, q] : grid_shapes(world.size()))
+    for (int nb : {3, 8}) {
+      BlacsGrid grid(world, p, q);
+      MdsSettings settings;
+      settings.components = k;
+      settings.block_size = nb;
+      settings.additive = AdditiveMethod::cailliez;
+      PhaseTimer timer;
+      const MdsResult r = fit_mds(*file, grid, settings, timer);
+      const std::string where =
+          std::to_string(p) + "x" + std::to_string(q) + " nb " + std::to_string(nb);
+      ASSERT_TRUE(r.additive.has_value());
+      EXPECT_NEAR(r.additive->constant, kRCailliez, 1e-9 * kRCailliez) << where;
+      EXPECT_NEAR(r.additive->constant, c_serial, 1e-10 * c_serial) << where;
+      EXPECT_EQ(r.additive->largest_real_part, r.additive->constant) << where;
+      for (int j = 0; j < k; ++j)
+        EXPECT_NEAR(r.eigenvalues[j], kRCailliezEig[j], 1e-9 * kRCailliezEig[0]) << where;
+      // The corrected B is Euclidean: nothing below round-off at c*'s scale.
+      EXPECT_GT(r.spectrum.back(), -1e-12 * r.spectrum.front()) << where;
+      if (world.is_root()) {
+        EXPECT_LT(points_difference(r.embedding, kRCailliezPoints), 1e-8 * 4000) << where;
+      }
+    }
+}
+
+TEST(MdsAdditive, LingoesMatchesRAndSerialDsyevdFromDistancesAndFromPoints) {
+  const Comm world = Comm::world();
+  const int n = test::kEurodistSize, k = 2;
+  const auto dist = test::eurodist_matrix();
+  test::Dense unused;
+  const double c_serial = -test::serial_eigh(serial_b(dist, n), unused).front();
+  EXPECT_NEAR(c_serial, kRLingoes, 1e-10 * kRLingoes);
+  // Manhattan distances of points are not Euclidean: the constant also
+  // applies to distances computed from points under a metric.
+  const int m = 25, d = 3;
+  const auto x = spread_points(m, d, 31);
+  const auto manhattan = serial_distances(Metric::manhattan, x, m, d);
+  const double c_points = -test::serial_eigh(serial_b(manhattan, m), unused).front();
+  ASSERT_GT(c_points, 0);
+  std::vector<double> corrected = manhattan;
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < m; ++j)
+      if (i != j) {
+        double& v = corrected[std::size_t(i) * m + j];
+        v = std::sqrt(v * v + 2 * c_points);
+      }
+  const Reference ref = serial_mds(corrected, m, k);
+
+  const std::string dir = test::scratch_dir(world, "mds_lingoes");
+  auto file = io::open_matrix_file(world, test::write_bin(world, dir, "d.bin", dist), {n, n});
+  auto xfile = io::open_matrix_file(world, test::write_bin(world, dir, "x.bin", x), {m, d});
+  for (auto [p, q] : grid_shapes(world.size()))
+    for (int nb : {2, 5}) {
+      BlacsGrid grid(world, p, q);
+      MdsSettings settings;
+      settings.components = k;
+      settings.block_size = nb;
+      settings.additive = AdditiveMethod::lingoes;
+      PhaseTimer timer;
+      const MdsResult r = fit_mds(*file, grid, settings, timer);
+      const std::string where =
+          std::to_string(p) + "x" + std::to_string(q) + " nb " + std::to_string(nb);
+      ASSERT_TRUE(r.additive.has_value());
+      EXPECT_NEAR(r.additive->constant, c_serial, 1e-10 * c_serial) << where;
+      EXPECT_NEAR(r.additive->constant, kRLingoes, 1e-9 * kRLingoes) << where;
+      for (int j = 0; j < k; ++j)
+        EXPECT_NEAR(r.eigenvalues[j], kRLingoesEig[j], 1e-9 * kRLingoesEig[0]) << where;
+      EXPECT_GT(r.spectrum.back(), -1e-12 * r.spectrum.front()) << where;
+      if (world.is_root()) {
+        EXPECT_LT(points_difference(r.embedding, kRLingoesPoints), 1e-8 * 3000) << where;
+      }
+
+      settings.metric = Metric::manhattan;
+      const MdsResult rp = fit_mds(*xfile, grid, settings, timer);
+      EXPECT_NEAR(rp.additive->constant, c_points, 1e-10 * c_points) << where;
+      for (int j = 0; j < k; ++j)
+        EXPECT_NEAR(rp.eigenvalues[j], ref.spectrum[j], 1e-10 * ref.spectrum[0]) << where;
+      if (world.is_root()) {
+        EXPECT_LT(max_abs_diff(rp.embedding, ref.embedding), 1e-9) << where;
+      }
+    }
+}
+
+TEST(MdsAdditive, TransformCorrectsNewDistancesAsTheFitDid) {
+  const Comm world = Comm::world();
+  const int n = test::kEurodistSize, k = 2, m = 3;
+  const auto dist = test::eurodist_matrix();
+  // New objects: three cities' rows stretched (all distances positive).
+  std::vector<double> dstar(std::size_t(m) * n);
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j) dstar[i * n + j] = 1.05 * dist[(4 * i + 1) * n + j] + 10;
+  const std::string dir = test::scratch_dir(world, "mds_add_transform");
+  auto dfile = io::open_matrix_file(world, test::write_bin(world, dir, "d.bin", dist), {n, n});
+  auto dsfile = io::open_matrix_file(world, test::write_bin(world, dir, "ds.bin", dstar), {m, n});
+  for (AdditiveMethod method : {AdditiveMethod::cailliez, AdditiveMethod::lingoes})
+    for (auto [p, q] : grid_shapes(world.size())) {
+      BlacsGrid grid(world, p, q);
+      MdsSettings settings;
+      settings.components = k;
+      settings.block_size = 4;
+      settings.additive = method;
+      PhaseTimer timer;
+      const MdsResult r = fit_mds(*dfile, grid, settings, timer);
+      const double c = r.additive->constant;
+      const std::string vname = "v" + std::to_string(p) + "x" + std::to_string(q) + ".bin";
+      auto vfile =
+          io::open_matrix_file(world, test::write_bin(world, dir, vname, r.vectors), {n, k});
+      MdsProjection model;
+      model.n = n;
+      model.k = k;
+      model.eigenvalues = r.eigenvalues;
+      model.sq_row_means = r.sq_row_means;
+      model.sq_grand_mean = r.sq_grand_mean;
+      model.additive = method;
+      model.additive_constant = c;
+      // The training rows (zero on the diagonal: the same object) give the fit back.
+      const auto again = mds_transform(model, nullptr, *vfile, *dfile, grid, 5);
+      const auto placed = mds_transform(model, nullptr, *vfile, *dsfile, grid, 3);
+      if (!world.is_root()) continue;
+      EXPECT_LT(max_abs_diff(again, r.embedding), 1e-9 * 4000);
+      // Serial Gower on the corrected distances, written from the definitions.
+      auto fix = [&](double v) {
+        return method == AdditiveMethod::cailliez ? v + c : std::sqrt(v * v + 2 * c);
+      };
+      std::vector<double> rmean(n, 0.0);
+      double g = 0;
+      for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j) {
+          const double v = i == j ? 0 : fix(dist[i * n + j]);
+          rmean[j] += v * v / n;
+          g += v * v / (double(n) * n);
+        }
+      for (int i = 0; i < m; ++i) {
+        double qmean = 0;
+        for (int j = 0; j < n; ++j) qmean += fix(dstar[i * n + j]) * fix(dstar[i * n + j]) / n;
+        for (int col = 0; col < k; ++col) {
+          double yc = 0;
+          for (int j = 0; j < n; ++j) {
+            const double v = fix(dstar[i * n + j]);
+            yc += r.vectors[j * k + col] * -0.5 * (v * v - rmean[j] - qmean + g);
+          }
+          yc /= std::sqrt(r.eigenvalues[col]);
+          EXPECT_NEAR(placed[i * k + col], yc, 1e-9 * 4000)
+              << "point " << i << " component " << col;
+        }
+      }
+    }
+}
+
+TEST(MdsAdditive, StorageItCannotUseIsAnAgreedError) {
+  const Comm world = Comm::world();
+  const int m = 12, d = 2;
+  const auto x = spread_points(m, d, 3);
+  const std::string dir = test::scratch_dir(world, "mds_add_errors");
+  auto xfile = io::open_matrix_file(world, test::write_bin(world, dir, "x.bin", x), {m, d});
+  BlacsGrid grid(world, 1, world.size());
+  MdsSettings settings;
+  settings.metric = Metric::euclidean;
+  settings.block_size = 4;
+  settings.additive = AdditiveMethod::cailliez;
+  settings.single_precision = true;
+  settings.solver = Solver::krylov;
+  EXPECT_NE(fit_error(*xfile, grid, settings)
+                .find("--add cailliez needs the n x n dissimilarities "
+                      "stored whole in double"),
+            std::string::npos);
+  settings.single_precision = false;
+  settings.solver = Solver::evd;
+  settings.storage = StorageRequest::lower;
+  settings.additive = AdditiveMethod::lingoes;
+  EXPECT_NE(fit_error(*xfile, grid, settings).find("--add lingoes needs"), std::string::npos);
+  // auto (and full) hold the whole matrix in double.
+  settings.storage = StorageRequest::automatic;
+  EXPECT_EQ(fit_error(*xfile, grid, settings), "");
 }

@@ -10,6 +10,7 @@
 #include "kembed/core/phase_timer.hpp"
 #include "kembed/io/matrix_file.hpp"
 #include "kembed/linalg/blacs_grid.hpp"
+#include "kembed/spectral/additive_constant.hpp"
 #include "kembed/kernel/distances.hpp"
 #include "kembed/spectral/eigensolver.hpp"
 #include "kembed/spectral/matrix_storage.hpp"
@@ -31,6 +32,9 @@ struct MdsSettings {
   /// distances computed from points only.
   bool single_precision = false;
   StorageRequest storage = StorageRequest::automatic;
+  /// `--add`: make the dissimilarities Euclidean with an additive constant
+  /// before embedding (needs the stored double matrix: storage full).
+  AdditiveMethod additive = AdditiveMethod::none;
 };
 
 /// How fit_mds holds B (choose_storage, for `shape` as the fit builds it,
@@ -74,6 +78,9 @@ struct MdsResult {
   std::vector<double> vectors;    ///< rank 0 only: n x k row-major, V_k (sign convention applied)
   std::vector<double> sq_row_means;  ///< r: row means of the squared distances D^(2), length n
   double sq_grand_mean = 0;          ///< g: mean of all entries of D^(2)
+  /// Set with --add: the constant applied to D before everything above
+  /// (D, B, r and g are then of the corrected dissimilarities).
+  std::optional<AdditiveConstant> additive;
 };
 
 /// Collective over the grid: classical MDS of the n x n distance matrix in
@@ -103,6 +110,11 @@ struct MdsProjection {
   std::vector<double> eigenvalues;   ///< Lambda_k, length k
   std::vector<double> sq_row_means;  ///< r, length n
   double sq_grand_mean = 0;          ///< g
+  /// The fit's --add: each new-to-training distance d > 0 becomes
+  /// corrected_dissimilarity(additive, additive_constant, d) before Gower's
+  /// formula (0 marks the same object, as the diagonal did in the fit).
+  AdditiveMethod additive = AdditiveMethod::none;
+  double additive_constant = 0;
 };
 
 /// Collective: the m x k coordinates (row-major, rank 0 only) of m new
