@@ -210,7 +210,7 @@ void additive_report(Json& report, const AdditiveConstant& a) {
     report["additive_definition"] =
         "Cailliez: d_ij + c for i != j, c = the largest real eigenvalue of [[0, 2 B2], [-I, "
         "-4 B1]] (2n x 2n), B2 = -1/2 J D^(2) J, B1 = -1/2 J D J, of the input dissimilarities "
-        "(pdgehrd + pdhseqr); the smallest c for which every d_ij + c is Euclidean";
+        "(pdgehrd + pdlahqr); the smallest c for which every d_ij + c is Euclidean";
     report["additive_largest_real_part"] = a.largest_real_part;
     report["additive_complex_eigenvalues"] = a.complex_eigenvalues;
     report["additive_largest_real_part_definition"] =

@@ -48,10 +48,10 @@ void pdposv_(const char* uplo, const int* n, const int* nrhs, double* a, const i
 void pdgehrd_(const int* n, const int* ilo, const int* ihi, double* a, const int* ia,
               const int* ja, const int* desca, double* tau, double* work, const int* lwork,
               int* info);
-void pdhseqr_(const char* job, const char* compz, const int* n, const int* ilo, const int* ihi,
-              double* h, const int* desch, double* wr, double* wi, double* z, const int* descz,
-              double* work, const int* lwork, int* iwork, const int* liwork, int* info,
-              std::size_t job_len, std::size_t compz_len);
+void pdlahqr_(const int* wantt, const int* wantz, const int* n, const int* ilo, const int* ihi,
+              double* a, const int* desca, double* wr, double* wi, const int* iloz,
+              const int* ihiz, double* z, const int* descz, double* work, const int* lwork,
+              int* iwork, const int* ilwork, int* info);
 
 // BLAS / LAPACK (serial)
 void dgemm_(const char* transa, const char* transb, const int* m, const int* n, const int* k,
@@ -71,7 +71,7 @@ void dtrsm_(const char* side, const char* uplo, const char* transa, const char* 
             std::size_t diag_len);
 void dpotrf_(const char* uplo, const int* n, double* a, const int* lda, int* info,
              std::size_t uplo_len);
-// Eigenvalues of a general matrix (the tests' serial reference of pdhseqr).
+// Eigenvalues of a general matrix (the tests' serial reference of pdlahqr).
 void dgeev_(const char* jobvl, const char* jobvr, const int* n, double* a, const int* lda,
             double* wr, double* wi, double* vl, const int* ldvl, double* vr, const int* ldvr,
             double* work, const int* lwork, int* info, std::size_t jobvl_len,

@@ -50,20 +50,18 @@ Eigenvalues nonsymmetric_eigenvalues(DistMatrix& a) {
   }
   clear_below_subdiagonal(a);
   Eigenvalues w{std::vector<double>(n), std::vector<double>(n)};
-  double z = 0, query = 0;  // no Schur vectors (COMPZ = 'N'): Z is not referenced
-  int iquery = 0;
-  pdhseqr_("E", "N", &n, &one, &n, a.data(), a.desc(), w.real.data(), w.imag.data(), &z, a.desc(),
-           &query, &minus1, &iquery, &minus1, &info, 1, 1);
-  agree_hessenberg_info(a, info, "pdhseqr (workspace query)", "");
-  // The small-matrix path (pdlahqr) asks for about 3n + 2 lld + 2 LOCc(n) +
-  // 7 n / lcm(P, Q); the margin covers a query that counts less.
-  int lwork = hessenberg_workspace(query) + 3 * n + 2 * a.ld() + 2 * a.local_cols() + 7 * n;
-  int liwork = std::max(iquery, 0) + n + 64;
+  // Eigenvalues only: no Schur form (WANTT false), no vectors (WANTZ false,
+  // Z not referenced). pdlahqr needs 3n + max(2 max(lld) + 2 LOCc(n),
+  // 7 ceil(n / nb) / lcm(P, Q)) of workspace; it has no workspace query.
+  const int no = 0;
+  const int nb = a.row_dist().block_size();
+  const int lwork = 3 * n + std::max(4 * a.ld() + 2 * a.local_cols(), 7 * (n / nb + 1)) + 64;
   std::vector<double> work(lwork);
-  std::vector<int> iwork(liwork);
-  pdhseqr_("E", "N", &n, &one, &n, a.data(), a.desc(), w.real.data(), w.imag.data(), &z, a.desc(),
-           work.data(), &lwork, iwork.data(), &liwork, &info, 1, 1);
-  agree_hessenberg_info(a, info, "pdhseqr", "the QR iteration did not converge");
+  int unused_iwork = 0;
+  double unused_z = 0;
+  pdlahqr_(&no, &no, &n, &one, &n, a.data(), a.desc(), w.real.data(), w.imag.data(), &one, &n,
+           &unused_z, a.desc(), work.data(), &lwork, &unused_iwork, &one, &info);
+  agree_hessenberg_info(a, info, "pdlahqr", "the QR iteration did not converge");
   // The eigenvalues are global output; rank 0 of the grid's copy is the one
   // every rank keeps, so all ranks hold the same bits.
   MPI_Bcast(w.real.data(), n, MPI_DOUBLE, 0, a.grid().comm().get());

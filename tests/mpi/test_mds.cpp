@@ -572,6 +572,32 @@ TEST(MdsAdditive, CailliezMatchesRAndTheSerialEigenproblemOnEveryGridAndBlocking
     }
 }
 
+TEST(MdsAdditive, CailliezFromPointsMatchesSerialDgeevAtALargerSize) {
+  const Comm world = Comm::world();
+  // Manhattan distances of 130 points (2n = 260): many QR sweeps across blocks.
+  const int n = 130, d = 3;
+  const auto x = spread_points(n, d, 41);
+  const auto dist = serial_distances(Metric::manhattan, x, n, d);
+  const double c_serial = serial_cailliez(dist, n);
+  ASSERT_GT(c_serial, 0);
+  test::Dense unused;
+  const auto at = test::serial_eigh(serial_b(shifted(dist, n, c_serial), n), unused);
+  EXPECT_GT(at.front(), -1e-10 * at.back());
+  const std::string dir = test::scratch_dir(world, "mds_cailliez_points");
+  auto xfile = io::open_matrix_file(world, test::write_bin(world, dir, "x.bin", x), {n, d});
+  for (auto [p, q] : grid_shapes(world.size())) {
+    BlacsGrid grid(world, p, q);
+    MdsSettings settings;
+    settings.metric = Metric::manhattan;
+    settings.components = 2;
+    settings.block_size = 16;
+    settings.additive = AdditiveMethod::cailliez;
+    PhaseTimer timer;
+    const MdsResult r = fit_mds(*xfile, grid, settings, timer);
+    EXPECT_NEAR(r.additive->constant, c_serial, 1e-10 * c_serial) << p << "x" << q;
+  }
+}
+
 TEST(MdsAdditive, LingoesMatchesRAndSerialDsyevdFromDistancesAndFromPoints) {
   const Comm world = Comm::world();
   const int n = test::kEurodistSize, k = 2;

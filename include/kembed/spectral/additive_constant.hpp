@@ -32,7 +32,7 @@ struct AdditiveConstant {
 /// whose real eigenvalues are the c that make B2 + 2c B1 + c^2/2 J singular
 /// on 1-perp. For c >= c*, d_ij + c (i != j) are Euclidean distances.
 /// Formed block-cyclically (blocks of max(nb, 8)) and solved by
-/// pdgehrd + pdhseqr: O((2n)^3) flops, 4 n^2 + n^2 doubles beside `d`.
+/// pdgehrd + pdlahqr: O((2n)^3) flops, 4 n^2 + n^2 doubles beside `d`.
 /// Eigenvalues with |imag| <= sqrt(eps) max|lambda| count as real; none
 /// real is an agreed error.
 /// @pre d is n x n with square blocks, full storage
