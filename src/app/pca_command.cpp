@@ -10,6 +10,7 @@
 #include "kembed/io/model.hpp"
 #include "kembed/spectral/pca.hpp"
 #include "kembed/spectral/pca_inverse.hpp"
+#include "kembed/spectral/pca_likelihood.hpp"
 
 namespace kembed::app {
 
@@ -81,7 +82,11 @@ std::vector<std::string> feature_names(Run& run) {
   return names;
 }
 
-// Collective: writes model/ into the staging directory.
+PpcaParameters ppca_of(const PcaResult& r) { return {r.d, r.explained_variance, r.noise_variance}; }
+
+// Collective: writes model/ into the staging directory; with d <= 4096 it
+// holds the d x d covariance and (when C is regular) precision of the
+// probabilistic PCA, formed on rank 0 one at a time.
 void save_model(Run& run, const PcaResult& r, const PcaSettings& settings) {
   const std::string dir = run.staged_path("model");
   Json manifest = run.manifest_header();
@@ -97,14 +102,22 @@ void save_model(Run& run, const PcaResult& r, const PcaSettings& settings) {
   manifest["projection"] =
       "Z = ((Y - mean) / scale) components^T, then column j / sqrt(eigenvalue_j) when whiten";
   manifest["data_fingerprint_mix64sum"] = r.data_fingerprint;
+  manifest["noise_variance"] = r.noise_variance;
   run.on_root([&] {
     const auto names = feature_names(run);
     if (!names.empty()) manifest["feature_names"] = names;
     io::ModelWriter writer(dir);
     writer.add_vector("mean", r.mean);
     writer.add_vector("scale", r.scale);
-    writer.add("components", {r.k, r.d, axes_as_rows(r)});
+    const std::vector<double> axes = axes_as_rows(r);
+    writer.add("components", {r.k, r.d, axes});
     writer.add_vector("eigenvalues", r.explained_variance);
+    if (r.d <= kPcaCovarianceMaxFeatures) {
+      const PpcaParameters ppca = ppca_of(r);
+      writer.add("covariance", {r.d, r.d, ppca_covariance(ppca, axes)});
+      if (ppca_undefined_reason(ppca).empty())
+        writer.add("precision", {r.d, r.d, ppca_precision(ppca, axes)});
+    }
     writer.finish(manifest);
   });
 }
@@ -200,8 +213,25 @@ void run_pca(const po::variables_map& vm, const Comm& world) {
         "trace of the covariance matrix = sum of the column variances of the (standardized) data";
     report["noise_variance"] = result.noise_variance;
     report["noise_variance_definition"] =
-        "probabilistic PCA (Tipping & Bishop): mean of the d - k discarded covariance "
-        "eigenvalues (0 when k = d); equals scikit-learn's noise_variance_ when n >= d";
+        "probabilistic PCA (Tipping & Bishop) as scikit-learn estimates it (noise_variance_): "
+        "mean of the min(n, d) - k discarded explained variances (0 when k = min(n, d))";
+    const PpcaParameters ppca = ppca_of(result);
+    if (const std::string why = ppca_undefined_reason(ppca); why.empty()) {
+      report["log_likelihood"] = ppca_training_log_likelihood(ppca, n, result.total_variance);
+      report["log_likelihood_definition"] =
+          "mean log-likelihood of the training samples under the probabilistic PCA "
+          "N(mean, C), C = W^T diag(max(lambda_j, s)) W + s (I - W^T W) (scikit-learn's "
+          "PCA.score(X); whitening does not change C; with --standardize, of the "
+          "standardized samples)";
+    } else {
+      report["log_likelihood_note"] = "not computed: " + why;
+    }
+    if (d > kPcaCovarianceMaxFeatures)
+      report["covariance_note"] =
+          "model/covariance.npy and model/precision.npy are written only for d <= " +
+          std::to_string(kPcaCovarianceMaxFeatures) + " (here d = " + std::to_string(d) + ")";
+    else if (!ppca_undefined_reason(ppca).empty())
+      report["covariance_note"] = "model/precision.npy not written: " + ppca_undefined_reason(ppca);
     if (!result.spectrum.empty()) report["spectrum"] = result.spectrum;
     report["relative_residuals"] = result.residuals;
     report["residual_definition"] = result.route == PcaRoute::covariance
@@ -230,7 +260,17 @@ Projection project_pca(const io::Model& model, io::MatrixFile& points, const Bla
   const Comm& comm = grid.comm();
   const PcaProjection p = read_pca_projection(model, comm);
   auto components = model.large(comm, "components");
-  return {p.k, pca_transform(p, *components, points, comm)};
+  return {p.k, pca_transform(p, *components, points, comm).embedding};
+}
+
+Projection project_pca_scored(const io::Model& model, io::MatrixFile& points, const BlacsGrid& grid,
+                              std::vector<double>& log_likelihood) {
+  const Comm& comm = grid.comm();
+  const PcaProjection p = read_pca_projection(model, comm);
+  auto components = model.large(comm, "components");
+  PcaTransformed t = pca_transform(p, *components, points, comm, true);
+  log_likelihood = std::move(t.log_likelihood);
+  return {p.k, std::move(t.embedding)};
 }
 
 }  // namespace kembed::app

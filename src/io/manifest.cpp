@@ -309,6 +309,12 @@ void check_pca(const ManifestFields& f, const Json& manifest, bool one_d) {
   else
     check_array(f, "components", d, k, "d, k");
   check_vector(f, "eigenvalues", k, "k", one_d);
+  // The probabilistic PCA of the fit (optional: written since kembed scores
+  // samples; covariance and precision only up to 4096 features).
+  if (f.has("noise_variance") && f.number("noise_variance") < 0)
+    f.fail("noise_variance", "expected a number >= 0, found " + shown(manifest["noise_variance"]));
+  for (const char* name : {"covariance", "precision"})
+    if (f.has(std::string("arrays.") + name)) check_array(f, name, d, d, "d, d");
 }
 
 void check_ca(const ManifestFields& f, bool one_d) {

@@ -15,6 +15,7 @@
 #include "kembed/linalg/reductions.hpp"
 #include "kembed/linalg/scalapack.hpp"
 #include "kembed/spectral/magnitude.hpp"
+#include "kembed/spectral/pca_likelihood.hpp"
 #include "kembed/spectral/pca_rows.hpp"
 #include "kembed/spectral/sign_convention.hpp"
 #include "kembed/spectral/spectral_step.hpp"
@@ -256,21 +257,10 @@ PcaResult fit_pca(io::MatrixFile& file, const BlacsGrid& grid, const PcaSettings
   result.explained_variance = step.values;
   for (double v : step.values) result.explained_ratio.push_back(v / result.total_variance);
 
-  // Probabilistic PCA (Tipping & Bishop): sigma^2 is the mean of the d - k
-  // discarded covariance eigenvalues. Their sum is the tail of the spectrum
-  // when known (eigenvalues beyond the n of the Gram route are zero), else
-  // the total minus the kept ones.
-  if (k < d) {
-    double discarded = 0;
-    if (!step.spectrum.empty()) {
-      for (std::size_t j = k; j < step.spectrum.size(); ++j) discarded += step.spectrum[j];
-    } else {
-      double kept = 0;
-      for (double v : step.values) kept += v;
-      discarded = result.total_variance - kept;
-    }
-    result.noise_variance = std::max(0.0, discarded) / static_cast<double>(d - k);
-  }
+  // Probabilistic PCA (Tipping & Bishop) as scikit-learn estimates it: the
+  // mean of the min(n, d) - k discarded eigenvalues (pca_likelihood.hpp).
+  result.noise_variance =
+      ppca_noise_variance(n, d, step.values, result.total_variance, step.spectrum);
 
   const double n1 = static_cast<double>(n - 1);
   DistMatrix axes(grid, d, k, nb, nb);
@@ -324,14 +314,23 @@ std::string model_shape_error(const PcaProjection& model, const io::MatrixFile& 
   return {};
 }
 
-std::vector<double> pca_transform(const PcaProjection& model, io::MatrixFile& components,
-                                  io::MatrixFile& points, const Comm& comm) {
+PcaTransformed pca_transform(const PcaProjection& model, io::MatrixFile& components,
+                             io::MatrixFile& points, const Comm& comm, bool score) {
   std::string error;
   if (points.cols() != model.d)
     error = points.path() + ": has " + std::to_string(points.cols()) +
             " columns, but the model was fitted on " + std::to_string(model.d) + " features";
   else
     error = model_shape_error(model, components);
+  PpcaParameters ppca{model.d, model.explained_variance, model.noise_variance.value_or(0)};
+  if (error.empty() && score) {
+    if (!model.noise_variance)
+      error =
+          "--score: the model has no noise_variance (written by a kembed that did not "
+          "score samples): refit it";
+    else if (const std::string why = ppca_undefined_reason(ppca); !why.empty())
+      error = "--score: " + why + "; refit with fewer components";
+  }
   agree(comm, error);
 
   const std::vector<double> axes = components.read_rows({{0, components.rows()}});
@@ -353,13 +352,20 @@ std::vector<double> pca_transform(const PcaProjection& model, io::MatrixFile& co
     lapack::gemm(model.axes_as_rows ? 'T' : 'N', 'N', k, static_cast<int>(y.rows),
                  static_cast<int>(d), 1.0, axes.data(), model.axes_as_rows ? int(d) : k,
                  y.values.data(), static_cast<int>(d), 0.0, z.data(), k);
+  PcaTransformed out;
+  // Scored before whitening: the likelihood is of the data, whatever scale
+  // the embedding is given.
+  if (score)
+    out.log_likelihood =
+        comm.gatherv(ppca_score_rows(ppca, axes, model.axes_as_rows, y.values, z, y.rows));
   if (model.whiten) {
     std::vector<double> inverse_std(k);
     for (int j = 0; j < k; ++j) inverse_std[j] = 1 / std::sqrt(model.explained_variance[j]);
     for (std::int64_t i = 0; i < y.rows; ++i)
       for (int j = 0; j < k; ++j) z[std::size_t(i) * k + j] *= inverse_std[j];
   }
-  return comm.gatherv(z);
+  out.embedding = comm.gatherv(z);
+  return out;
 }
 
 }  // namespace kembed::spectral

@@ -20,6 +20,9 @@ PcaProjection read_pca_projection(const io::Model& model, const Comm& comm) {
     // open() accepted 1 (axes as columns, d x k), 2 or 3 (as rows, k x d).
     p.axes_as_rows = model.integer("format_version", 1, io::kModelFormatVersion) >=
                      io::kPcaRowsModelFormatVersion;
+    // Written since kembed scores samples (pca_likelihood.hpp); open()
+    // checked that it is a number >= 0 when present.
+    if (model.has("noise_variance")) p.noise_variance = model.number("noise_variance");
   });
   p.mean = model.vector(comm, "mean", p.d);
   p.scale = model.vector(comm, "scale", p.d);

@@ -292,8 +292,8 @@ TEST(PcaCli, ModelRoundTripIsBitForBitAndReadOnly) {
   const PcaOutput o = read_pca_output(out, n, d, 2, numbered("x", 3));
   const fs::path model = out / "model";
   EXPECT_EQ(sorted_names(model),
-            (std::vector<std::string>{"components.npy", "eigenvalues.npy", "manifest.json",
-                                      "mean.npy", "scale.npy"}));
+            (std::vector<std::string>{"components.npy", "covariance.npy", "eigenvalues.npy",
+                                      "manifest.json", "mean.npy", "precision.npy", "scale.npy"}));
   const Json manifest = Json::parse(read_file(model / "manifest.json"));
   EXPECT_EQ(manifest.value("format", ""), "kembed-model");
   EXPECT_EQ(manifest.value("format_version", 0), 3);
@@ -476,4 +476,301 @@ TEST(PcaCli, BadInputFailsCleanlyOnEveryRank) {
       EXPECT_TRUE(contains(r.err, c.expected)) << r.describe();
       EXPECT_FALSE(fs::exists(out));
     }
+}
+
+namespace {
+
+// The probabilistic PCA tests' data, written by the test and generated the
+// same way in Python for scikit-learn (numpy's sin and cos differ from the
+// C library's by an ulp at most):
+//   def data(n, d, shift=0):
+//       i = np.arange(n)[:, None] + shift; t = np.arange(d)[None, :]
+//       return np.sin(0.7*(i+1)*(t+1) + 0.3*t)*(1 + 0.5*t) + 0.2*np.cos(1.3*i + t*t)
+Matrix ppca_data(std::size_t n, std::size_t d, std::size_t shift = 0) {
+  Matrix x = zeros(n, d);
+  for (std::size_t r = 0; r < n; ++r)
+    for (std::size_t c = 0; c < d; ++c) {
+      const double i = static_cast<double>(r + shift), t = static_cast<double>(c);
+      x(r, c) = std::sin(0.7 * (i + 1) * (t + 1) + 0.3 * t) * (1 + 0.5 * t) +
+                0.2 * std::cos(1.3 * i + t * t);
+    }
+  return x;
+}
+
+double rel(double a, double b) { return std::abs(a - b) / std::abs(b); }
+
+// max |a - b| / max |b| over all entries.
+double max_norm_rel(const std::vector<double>& a, const std::vector<double>& b) {
+  if (a.size() != b.size()) return 1e300;
+  double diff = 0, scale = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    diff = std::max(diff, std::abs(a[i] - b[i]));
+    scale = std::max(scale, std::abs(b[i]));
+  }
+  return diff / scale;
+}
+
+// max |P C - I| for the d x d row-major P and C.
+double identity_error(const std::vector<double>& p, const std::vector<double>& c, std::size_t d) {
+  double worst = 0;
+  for (std::size_t i = 0; i < d; ++i)
+    for (std::size_t j = 0; j < d; ++j) {
+      double sum = 0;
+      for (std::size_t t = 0; t < d; ++t) sum += p[i * d + t] * c[t * d + j];
+      worst = std::max(worst, std::abs(sum - (i == j ? 1.0 : 0.0)));
+    }
+  return worst;
+}
+
+// scikit-learn 1.2.1, X = data(80, 6), Y = data(5, 6, 100), p = PCA(3).fit(X):
+// p.score(X), p.noise_variance_, p.get_covariance(), p.get_precision(),
+// p.score_samples(Y) (printed with '%.17g').
+constexpr double kTallScore = -9.5284654520608196;
+constexpr double kTallNoise = 0.49063383618865447;
+const std::vector<double> kTallCovariance = {
+    0.4918926641606044,    0.029365055637841527,  0.0021149517861994652, -0.015213416794420778,
+    -0.020792803332409692, 0.0060276294162193867, 0.029365055637841527,  1.2268438110163213,
+    -0.053104417160230816, -0.025619180044623172, -0.070928319156098749, -0.039648086398323727,
+    0.0021149517861994652, -0.053104417160230816, 2.0840556587984889,    -0.037483018148000924,
+    -0.078845083660224399, 3.0213614286710535,    -0.015213416794420778, -0.025619180044623172,
+    -0.03748301814800091,  3.0940403852764544,    3.2807760689724952,    0.0059710434216222567,
+    -0.020792803332409692, -0.070928319156098762, -0.078845083660224385, 3.2807760689724956,
+    4.6277959241366817,    -0.055778113671829707, 0.0060276294162193841, -0.039648086398323734,
+    3.0213614286710531,    0.0059710434216223287, -0.0557781136718297,   6.2270680311099849};
+const std::vector<double> kTallPrecision = {
+    2.0362369992032971,     -0.048363930907965084,  0.00073753178451388542, 0.0029413787701415236,
+    0.0063038140524437659,  -0.0025831607419982243, -0.048363930907965078,  0.8189778777697756,
+    0.045735583850148941,   -0.026435278062244674,  0.031654440004932033,   -0.016620636195201457,
+    0.00073753178451388542, 0.045735583850148948,   1.6219932564149369,     0.0062578474691434719,
+    0.014421821833609381,   -0.78657433949268196,   0.0029413787701415245,  -0.026435278062244674,
+    0.0062578474691434649,  1.3031910440415886,     -0.92430801285294839,   -0.012736431338578292,
+    0.0063038140524437668,  0.031654440004932033,   0.014421821833609363,   -0.92430801285294839,
+    0.87213585250465497,    0.0018963468259767314,  -0.0025831607419982243, -0.016620636195201457,
+    -0.78657433949268196,   -0.012736431338578288,  0.0018963468259767763,  0.54215945154416501};
+const std::vector<double> kTallScoreSamples = {-10.26388823431923, -10.318443463571249,
+                                               -9.8046099705633249, -10.576055743970155,
+                                               -10.806980471348531};
+// scikit-learn 1.2.1 PCA(3, whiten=True).fit(X).score(X): its get_covariance
+// scales components_ by sqrt(explained_variance_) when whitening, which is
+// not the data's covariance (the embedding's scale is not the data's);
+// kembed's whitened model scores as the unwhitened one, PCA(3).
+constexpr double kTallScoreSklearnWhitened = -10.644251548489708;
+
+// q = PCA(0.8).fit(X): q.n_components_ = 2, q.score(X), q.noise_variance_,
+// np.diag(q.get_covariance()), np.diag(q.get_precision()).
+constexpr double kVarianceScore = -9.7078851924902985;
+constexpr double kVarianceNoise = 0.67511439760136072;
+const std::vector<double> kVarianceCovarianceDiagonal = {0.67521706184763897, 0.67664420415213788,
+                                                         2.2277535215859445,  3.2064657568205552,
+                                                         4.6989733557616038,  6.2666425743306542};
+const std::vector<double> kVariancePrecisionDiagonal = {1.4812095700821895,  1.4809233169269034,
+                                                        1.1872095810454293,  0.96266459708887708,
+                                                        0.65712069127747941, 0.42198529322892009};
+
+// W = data(12, 30), V = data(5, 30, 100), w = PCA(4).fit(W), C =
+// w.get_covariance(), P = w.get_precision(): w.score(W), w.noise_variance_
+// (the mean of min(n, d) - k = 8 discarded values), np.linalg.norm(C),
+// np.trace(C), abs(C).max(), C[0,1], C[7,29], C[13,13], the same of P,
+// w.score_samples(V).
+constexpr double kWideScore = -89.448573600883563;
+constexpr double kWideNoise = 33.100638293548386;
+const std::vector<double> kWideCovarianceSummary = {521.0991690644446,   1816.714741232807,
+                                                    144.13160622996764,  0.054326651162407272,
+                                                    -2.4554004088944246, 55.591858733484415};
+const std::vector<double> kWidePrecisionSummary = {0.15432442246499295,     0.80339672123066352,
+                                                   0.03020952867643506,     -8.3854623591855857e-06,
+                                                   -4.9157652778297202e-06, 0.026312099492773744};
+const std::vector<double> kWideScoreSamples = {-106.04465908382659, -106.22496521518589,
+                                               -100.5267007557474, -104.68674417305273,
+                                               -105.48766334195938};
+
+// The summaries above of the d x d row-major `m`: Frobenius norm, trace,
+// max |entry|, (0,1), (7,29), (13,13).
+std::vector<double> summary(const std::vector<double>& m, std::size_t d) {
+  double fro = 0, trace = 0, most = 0;
+  for (double v : m) {
+    fro += v * v;
+    most = std::max(most, std::abs(v));
+  }
+  for (std::size_t i = 0; i < d; ++i) trace += m[i * d + i];
+  return {std::sqrt(fro), trace, most, m[0 * d + 1], m[7 * d + 29], m[13 * d + 13]};
+}
+
+std::vector<double> diagonal(const std::vector<double>& m, std::size_t d) {
+  std::vector<double> out;
+  for (std::size_t i = 0; i < d; ++i) out.push_back(m[i * d + i]);
+  return out;
+}
+
+}  // namespace
+
+// run.json's log_likelihood (PCA.score of the training data), the model's
+// covariance.npy and precision.npy, and transform --score's score_samples.npy
+// against scikit-learn: tall and wide data, --whiten, --variance, at 1 and 4
+// ranks.
+TEST(PcaCli, ProbabilisticPcaMatchesScikitLearn) {
+  const fs::path dir = scratch_dir("pca_likelihood");
+  const Matrix tall = ppca_data(80, 6), tall_new = ppca_data(5, 6, 100);
+  const Matrix wide = ppca_data(12, 30), wide_new = ppca_data(5, 30, 100);
+  write_file(dir / "tall.npy", npy_header(80, 6) + raw_doubles(tall));
+  write_file(dir / "tall_new.npy", npy_header(5, 6) + raw_doubles(tall_new));
+  write_file(dir / "wide.npy", npy_header(12, 30) + raw_doubles(wide));
+  write_file(dir / "wide_new.npy", npy_header(5, 30) + raw_doubles(wide_new));
+
+  struct Case {
+    std::string name, data;
+    std::vector<std::string> flags;
+    int np, k;
+  };
+  const std::vector<Case> cases = {
+      {"tall1", "tall", {"-k", "3"}, 1, 3},
+      {"tall4", "tall", {"-k", "3"}, 4, 3},
+      {"whiten4", "tall", {"-k", "3", "--whiten"}, 4, 3},
+      {"variance1", "tall", {"--variance", "0.8"}, 1, 2},
+      {"variance4", "tall", {"--variance", "0.8"}, 4, 2},
+      {"wide1", "wide", {"-k", "4"}, 1, 4},
+      {"wide4", "wide", {"-k", "4"}, 4, 4},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const fs::path out = dir / c.name;
+    RUN_OK(r,
+           concat({"pca", "--input", (dir / (c.data + ".npy")).string(), "--block-size", "4",
+                   "--output-dir", out.string(), "--quiet"},
+                  c.flags),
+           c.np);
+    const Json rep = Json::parse(read_file(out / "run.json"));
+    const std::size_t d = c.data == "tall" ? 6 : 30;
+    EXPECT_EQ(rep.value("components", 0), c.k);
+    const Npy cov = read_npy(out / "model" / "covariance.npy");
+    const Npy prec = read_npy(out / "model" / "precision.npy");
+    EXPECT_EQ(cov.rows, d);
+    EXPECT_EQ(cov.cols, d);
+    EXPECT_EQ(prec.rows, d);
+    EXPECT_EQ(prec.cols, d);
+    EXPECT_LT(identity_error(prec.values, cov.values, d), 1e-10);
+    const Json manifest = Json::parse(read_file(out / "model" / "manifest.json"));
+    EXPECT_EQ(manifest.value("noise_variance", -1.0), rep.value("noise_variance", -2.0));
+    const double ll = rep.value("log_likelihood", 0.0);
+    if (c.data == "wide") {
+      EXPECT_LT(rel(ll, kWideScore), 1e-10) << ll;
+      EXPECT_LT(rel(rep.value("noise_variance", 0.0), kWideNoise), 1e-10);
+      const double c_scale = kWideCovarianceSummary[2], p_scale = kWidePrecisionSummary[2];
+      const auto cs = summary(cov.values, d), ps = summary(prec.values, d);
+      for (std::size_t j = 0; j < cs.size(); ++j) {
+        EXPECT_LT(std::abs(cs[j] - kWideCovarianceSummary[j]) / c_scale, 1e-10) << j;
+        EXPECT_LT(std::abs(ps[j] - kWidePrecisionSummary[j]) / p_scale, 1e-10) << j;
+      }
+    } else if (c.k == 2) {
+      EXPECT_LT(rel(ll, kVarianceScore), 1e-10) << ll;
+      EXPECT_LT(rel(rep.value("noise_variance", 0.0), kVarianceNoise), 1e-10);
+      EXPECT_LT(max_norm_rel(diagonal(cov.values, d), kVarianceCovarianceDiagonal), 1e-10);
+      EXPECT_LT(max_norm_rel(diagonal(prec.values, d), kVariancePrecisionDiagonal), 1e-10);
+    } else {
+      EXPECT_LT(rel(ll, kTallScore), 1e-10) << ll;
+      EXPECT_GT(rel(ll, kTallScoreSklearnWhitened), 1e-2);
+      EXPECT_LT(rel(rep.value("noise_variance", 0.0), kTallNoise), 1e-10);
+      EXPECT_LT(max_norm_rel(cov.values, kTallCovariance), 1e-10);
+      EXPECT_LT(max_norm_rel(prec.values, kTallPrecision), 1e-10);
+    }
+  }
+
+  // transform --score: new points against score_samples, and the training
+  // points against the fit's closed-form mean (a second, independent path),
+  // at 4 and 1 ranks.
+  struct Scored {
+    std::string fit, points;
+    int np;
+    const std::vector<double>* expected;  // null: the training data
+  };
+  const std::vector<Scored> scored = {
+      {"tall4", "tall_new", 4, &kTallScoreSamples},
+      {"whiten4", "tall_new", 1, &kTallScoreSamples},
+      {"wide1", "wide_new", 4, &kWideScoreSamples},
+      {"tall1", "tall", 4, nullptr},
+      {"wide4", "wide", 1, nullptr},
+  };
+  for (const Scored& s : scored) {
+    SCOPED_TRACE(s.fit + " " + s.points);
+    const fs::path out = dir / ("score_" + s.fit + "_" + s.points);
+    RUN_OK(r,
+           (std::vector<std::string>{"transform", "--model", (dir / s.fit / "model").string(),
+                                     "--input", (dir / (s.points + ".npy")).string(), "--score",
+                                     "--output-dir", out.string(), "--quiet"}),
+           s.np);
+    EXPECT_EQ(sorted_names(out),
+              (std::vector<std::string>{"embedding.csv", "run.json", "score_samples.npy"}));
+    const Npy samples = read_npy(out / "score_samples.npy");
+    EXPECT_EQ(samples.ndim, 1u);
+    const Json rep = Json::parse(read_file(out / "run.json"));
+    double mean = 0;
+    for (double v : samples.values) mean += v / static_cast<double>(samples.values.size());
+    EXPECT_LT(rel(rep.value("log_likelihood", 0.0), mean), 1e-12);
+    if (s.expected) {
+      EXPECT_EQ(samples.rows, 5u);
+      EXPECT_LT(max_rel_diff(samples.values, *s.expected), 1e-10);
+    } else {
+      const Json fit = Json::parse(read_file(dir / s.fit / "run.json"));
+      EXPECT_EQ(samples.rows, s.points == "tall" ? 80u : 12u);
+      EXPECT_LT(rel(mean, fit.value("log_likelihood", 0.0)), 1e-10);
+    }
+  }
+}
+
+TEST(PcaCli, ScoreNeedsAPcaModel) {
+  const fs::path dir = scratch_dir("pca_score_errors");
+  write_file(dir / "x.npy", npy_header(30, 3) + raw_doubles(skewed_cloud(30, 3)));
+  const fs::path fit = dir / "kpca";
+  RUN_OK(f,
+         (std::vector<std::string>{"kpca", "--input", (dir / "x.npy").string(), "-k", "2",
+                                   "--output-dir", fit.string(), "--quiet"}),
+         2);
+  for (int np : {1, 4}) {
+    const fs::path out = dir / "out";
+    const RunResult r =
+        run_kembed({"transform", "--model", (fit / "model").string(), "--input",
+                    (dir / "x.npy").string(), "--score", "--output-dir", out.string()},
+                   np);
+    EXPECT_FALSE(r.timed_out()) << r.describe();
+    EXPECT_TRUE(r.no_rank_succeeded()) << r.describe();
+    EXPECT_TRUE(contains(r.err, "kembed: error: --score needs a pca model; '" +
+                                    (fit / "model").string() + "' is a kpca model"))
+        << r.describe();
+    // Printed once (by rank 0), on one line.
+    const std::size_t at = r.err.find("kembed: error:");
+    EXPECT_EQ(r.err.find("kembed: error:", at + 1), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("kpca model", at), r.err.find('\n', at) - 10) << r.err;
+    EXPECT_FALSE(fs::exists(out));
+  }
+}
+
+// Above 4096 features the model keeps no d x d matrices and run.json says so;
+// transform --score needs none of them (it scores through the k axes).
+TEST(PcaCli, NoCovarianceAbove4096FeaturesButScoreStillWorks) {
+  const fs::path dir = scratch_dir("pca_likelihood_wide");
+  const std::size_t n = 4, d = 4097;
+  const Matrix x = ppca_data(n, d);
+  write_file(dir / "x.npy", npy_header(n, d) + raw_doubles(x));
+  const fs::path fit = dir / "fit";
+  RUN_OK(f,
+         (std::vector<std::string>{"pca", "--input", (dir / "x.npy").string(), "-k", "2",
+                                   "--output-dir", fit.string(), "--quiet"}),
+         2);
+  EXPECT_EQ(sorted_names(fit / "model"),
+            (std::vector<std::string>{"components.npy", "eigenvalues.npy", "manifest.json",
+                                      "mean.npy", "scale.npy"}));
+  const Json rep = Json::parse(read_file(fit / "run.json"));
+  EXPECT_TRUE(contains(rep.value("covariance_note", ""), "only for d <= 4096 (here d = 4097)"))
+      << rep.dump(2);
+  const fs::path out = dir / "scored";
+  RUN_OK(t,
+         (std::vector<std::string>{"transform", "--model", (fit / "model").string(), "--input",
+                                   (dir / "x.npy").string(), "--score", "--output-dir",
+                                   out.string(), "--quiet"}),
+         3);
+  const Npy samples = read_npy(out / "score_samples.npy");
+  EXPECT_EQ(samples.rows, n);
+  double mean = 0;
+  for (double v : samples.values) mean += v / static_cast<double>(n);
+  EXPECT_LT(rel(mean, rep.value("log_likelihood", 0.0)), 1e-10);
 }

@@ -9,8 +9,10 @@
 #include <cmath>
 
 #include "kembed/core/error.hpp"
+#include "kembed/linalg/lapack.hpp"
 #include "kembed/spectral/kpca.hpp"
 #include "kembed/spectral/pca.hpp"
+#include "kembed/spectral/pca_likelihood.hpp"
 #include "kembed/spectral/spectral_step.hpp"
 #include "serial_reference.hpp"
 #include "test_support.hpp"
@@ -374,8 +376,9 @@ TEST(Pca, TransformOfTrainingPointsReproducesTheFit) {
         auto axes = io::open_matrix_file(
             world, test::write_bin(world, dir, "u.bin", as_rows ? rows_of_axes : r.components),
             {as_rows ? k : d, as_rows ? d : k});
-        const PcaProjection model{d, k, r.mean, r.scale, r.explained_variance, flags, as_rows};
-        const auto z = pca_transform(model, *axes, *file, world);
+        const PcaProjection model{d,     k,       r.mean,      r.scale, r.explained_variance,
+                                  flags, as_rows, std::nullopt};
+        const auto z = pca_transform(model, *axes, *file, world).embedding;
         if (world.is_root()) {
           EXPECT_LT(max_abs_diff(z, fitted), 1e-10) << (as_rows ? "k x d" : "d x k") << " axes";
         } else {
@@ -384,7 +387,7 @@ TEST(Pca, TransformOfTrainingPointsReproducesTheFit) {
         // Fewer points than ranks: some ranks project no rows.
         const std::vector<double> three(x.begin(), x.begin() + 3 * d);
         auto few = io::open_matrix_file(world, test::write_bin(world, dir, "y.bin", three), {3, d});
-        const auto z3 = pca_transform(model, *axes, *few, world);
+        const auto z3 = pca_transform(model, *axes, *few, world).embedding;
         if (world.is_root()) {
           const std::vector<double> want(fitted.begin(), fitted.begin() + 3 * k);
           EXPECT_LT(max_abs_diff(z3, want), 1e-10) << "3 points";
@@ -451,4 +454,71 @@ TEST(Pca, BadSettingsAreAgreedErrors) {
     EXPECT_NE(message.find(bad.expected), std::string::npos) << message;
     EXPECT_TRUE(test::all_ranks(world, !message.empty()));
   }
+}
+
+// The probabilistic PCA formulas against dense serial algebra: log det C
+// from the eigenvalues against dsyevd's eigenvalues of the formed C, the
+// precision as C's inverse, score_samples against the dense quadratic form
+// with that precision, and scikit-learn's noise variance on wide data
+// (min(n, d) - k discarded values, not d - k).
+TEST(PcaLikelihood, FormulasAgreeWithDenseAlgebra) {
+  const int d = 7, k = 3, m = 4;
+  // Orthonormal axes W (k x d): eigenvectors of a random B^T B.
+  const auto b = test::random_data(d + 2, d, 21);
+  std::vector<double> gram(std::size_t(d) * d, 0.0);
+  for (int i = 0; i < d + 2; ++i)
+    for (int s = 0; s < d; ++s)
+      for (int t = 0; t < d; ++t) gram[std::size_t(t) * d + s] += b[i * d + s] * b[i * d + t];
+  lapack::syevd(gram, d);  // columns: orthonormal eigenvectors
+  std::vector<double> axes(std::size_t(k) * d);
+  for (int j = 0; j < k; ++j)
+    for (int t = 0; t < d; ++t) axes[std::size_t(j) * d + t] = gram[std::size_t(j) * d + t];
+  // The second axis below the noise level: c_2 = max(l_2, s) = s.
+  const PpcaParameters p{d, {5.0, 0.2, 1.5}, 0.7};
+  ASSERT_EQ(ppca_undefined_reason(p), "");
+
+  const std::vector<double> c = ppca_covariance(p, axes), prec = ppca_precision(p, axes);
+  std::vector<double> values = c;
+  const std::vector<double> eig = lapack::syevd(values, d);
+  double log_det = 0;
+  for (double v : eig) log_det += std::log(v);
+  EXPECT_NEAR(ppca_log_det_covariance(p), log_det, 1e-12 * std::abs(log_det));
+  double identity = 0;
+  for (int i = 0; i < d; ++i)
+    for (int j = 0; j < d; ++j) {
+      double sum = 0;
+      for (int t = 0; t < d; ++t) sum += prec[std::size_t(i) * d + t] * c[std::size_t(t) * d + j];
+      identity = std::max(identity, std::abs(sum - (i == j ? 1.0 : 0.0)));
+    }
+  EXPECT_LT(identity, 1e-12);
+
+  const auto r = test::random_data(m, d, 22);  // centered rows
+  std::vector<double> y(std::size_t(m) * k, 0.0), yt(std::size_t(m) * k, 0.0);
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < k; ++j)
+      for (int t = 0; t < d; ++t) y[std::size_t(i) * k + j] += r[i * d + t] * axes[j * d + t];
+  // The axes stored d x k (format 1) give the same scores.
+  std::vector<double> columns(std::size_t(d) * k);
+  for (int j = 0; j < k; ++j)
+    for (int t = 0; t < d; ++t) columns[std::size_t(t) * k + j] = axes[std::size_t(j) * d + t];
+  const auto scores = ppca_score_rows(p, axes, true, r, y, m);
+  const auto scores_columns = ppca_score_rows(p, columns, false, r, y, m);
+  for (int i = 0; i < m; ++i) {
+    double quad = 0;
+    for (int s = 0; s < d; ++s)
+      for (int t = 0; t < d; ++t)
+        quad += r[i * d + s] * prec[std::size_t(s) * d + t] * r[i * d + t];
+    const double expected = -0.5 * quad - 0.5 * (d * std::log(2 * M_PI) + log_det);
+    EXPECT_NEAR(scores[i], expected, 1e-12 * std::abs(expected)) << i;
+    EXPECT_NEAR(scores_columns[i], expected, 1e-12 * std::abs(expected)) << i;
+  }
+
+  // Wide data (n = 5 < d = 9), k = 2: the total minus the kept over 5 - 2.
+  EXPECT_NEAR(ppca_noise_variance(5, 9, {4.0, 2.0}, 9.0, {}), 1.0, 1e-15);
+  EXPECT_NEAR(ppca_noise_variance(5, 9, {4.0, 2.0}, 9.0, {4.0, 2.0, 2.0, 1.0, 0.0}), 1.0, 1e-15);
+  EXPECT_EQ(ppca_noise_variance(5, 9, {4.0, 2.0, 2.0, 1.0, 0.0}, 9.0, {}), 0.0);
+  // Tall (n = 20 >= d = 4), k = 1: over d - k = 3.
+  EXPECT_NEAR(ppca_noise_variance(20, 4, {6.0}, 9.0, {}), 1.0, 1e-15);
+  // s = 0 with k < d: no density.
+  EXPECT_NE(ppca_undefined_reason(PpcaParameters{d, {5.0, 1.0}, 0.0}), "");
 }

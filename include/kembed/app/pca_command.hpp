@@ -25,4 +25,12 @@ GridPreference pca_grid(spectral::PcaRoute route, std::int64_t n, std::int64_t d
 Projection project_pca(const io::Model& model, io::MatrixFile& points, const BlacsGrid& grid,
                        int block_size);
 
+/// Collective: project_pca, and `log_likelihood` (rank 0: one per point)
+/// set to the points' log-likelihoods under the model's probabilistic PCA
+/// (scikit-learn's score_samples), each rank scoring the rows it projects.
+/// A model without a noise variance or with a singular covariance is an
+/// agreed error naming --score.
+Projection project_pca_scored(const io::Model& model, io::MatrixFile& points, const BlacsGrid& grid,
+                              std::vector<double>& log_likelihood);
+
 }  // namespace kembed::app

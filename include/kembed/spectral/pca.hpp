@@ -76,7 +76,8 @@ struct PcaResult {
   std::vector<double> spectrum;            ///< all eigenvalues of the covariance that the
                                            ///< solved matrix has (d or n; evd only, else empty)
   double total_variance = 0;               ///< trace of the covariance (sum of column variances)
-  double noise_variance = 0;               ///< mean of the d - k discarded covariance eigenvalues
+  double noise_variance = 0;               ///< mean of the min(n, d) - k discarded eigenvalues
+                                           ///< (scikit-learn's noise_variance_; 0 when k = min)
   std::vector<double> residuals;           ///< ||S v - lambda v|| / ||S||_F per pair, S solved
   std::string solver_used;                 ///< the solver that ran (auto resolved, fallbacks)
   std::string solver_note;                 ///< every fallback and why (empty: none)
@@ -130,6 +131,9 @@ struct PcaProjection {
   /// The axes array is k x d, one row per component (model format 2);
   /// false: d x k, U_k as PcaResult::components holds it (format 1).
   bool axes_as_rows = false;
+  /// The probabilistic PCA noise variance (pca_likelihood.hpp); absent from
+  /// models written before kembed scored samples.
+  std::optional<double> noise_variance;
 };
 
 /// What is wrong with a PCA model's shapes (`components` k x d, or d x k
@@ -137,14 +141,23 @@ struct PcaProjection {
 /// when they agree. Local.
 std::string model_shape_error(const PcaProjection& model, const io::MatrixFile& components);
 
+/// What transform computes for new points; rank 0 only.
+struct PcaTransformed {
+  std::vector<double> embedding;       ///< m x k, row-major
+  std::vector<double> log_likelihood;  ///< length m when scored, else empty
+};
+
 /// Collective: the m x k embedding (row-major, rank 0 only) of the m new
 /// points in `points`: Z* = ((Y - mean) / scale) U_k, divided column-wise by
 /// sqrt(explained variance) when whitened. Every rank reads the small axes
 /// (`components`, k x d = U_k^T, or d x k = U_k when !axes_as_rows) and one
 /// contiguous block of the points, projects its rows with one dgemm, and
-/// rank 0 gathers the rows in order. A wrong feature count is an agreed
-/// error.
-std::vector<double> pca_transform(const PcaProjection& model, io::MatrixFile& components,
-                                  io::MatrixFile& points, const Comm& comm);
+/// rank 0 gathers the rows in order. With `score`, every rank also scores
+/// its rows under the model's probabilistic PCA (ppca_score_rows: scikit-
+/// learn's score_samples of the (standardized) rows) and rank 0 gathers
+/// those. A wrong feature count is an agreed error; so is `score` with a
+/// model without a noise variance or whose covariance is singular.
+PcaTransformed pca_transform(const PcaProjection& model, io::MatrixFile& components,
+                             io::MatrixFile& points, const Comm& comm, bool score = false);
 
 }  // namespace kembed::spectral
