@@ -556,6 +556,15 @@ const std::vector<double> kTallScoreSamples = {-10.26388823431923, -10.318443463
 // kembed's whitened model scores as the unwhitened one, PCA(3).
 constexpr double kTallScoreSklearnWhitened = -10.644251548489708;
 
+// --standardize: the likelihood of the standardized samples. With
+// m = X.mean(0), sd = X.std(0, ddof=1), Z = (X - m) / sd, u = PCA(3).fit(Z):
+// u.score(Z), u.noise_variance_, u.score_samples((Y - m) / sd).
+constexpr double kStandardizedScore = -7.7960383580440533;
+constexpr double kStandardizedNoise = 0.41570633317417133;
+const std::vector<double> kStandardizedScoreSamples = {
+    -8.3830201798845749, -9.4019044030175607, -6.1469203778253219, -8.6961334214576986,
+    -9.1019195048312085};
+
 // q = PCA(0.8).fit(X): q.n_components_ = 2, q.score(X), q.noise_variance_,
 // np.diag(q.get_covariance()), np.diag(q.get_precision()).
 constexpr double kVarianceScore = -9.7078851924902985;
@@ -626,6 +635,7 @@ TEST(PcaCli, ProbabilisticPcaMatchesScikitLearn) {
       {"tall1", "tall", {"-k", "3"}, 1, 3},
       {"tall4", "tall", {"-k", "3"}, 4, 3},
       {"whiten4", "tall", {"-k", "3", "--whiten"}, 4, 3},
+      {"standardize2", "tall", {"-k", "3", "--standardize"}, 2, 3},
       {"variance1", "tall", {"--variance", "0.8"}, 1, 2},
       {"variance4", "tall", {"--variance", "0.8"}, 4, 2},
       {"wide1", "wide", {"-k", "4"}, 1, 4},
@@ -661,6 +671,9 @@ TEST(PcaCli, ProbabilisticPcaMatchesScikitLearn) {
         EXPECT_LT(std::abs(cs[j] - kWideCovarianceSummary[j]) / c_scale, 1e-10) << j;
         EXPECT_LT(std::abs(ps[j] - kWidePrecisionSummary[j]) / p_scale, 1e-10) << j;
       }
+    } else if (c.name == "standardize2") {
+      EXPECT_LT(rel(ll, kStandardizedScore), 1e-10) << ll;
+      EXPECT_LT(rel(rep.value("noise_variance", 0.0), kStandardizedNoise), 1e-10);
     } else if (c.k == 2) {
       EXPECT_LT(rel(ll, kVarianceScore), 1e-10) << ll;
       EXPECT_LT(rel(rep.value("noise_variance", 0.0), kVarianceNoise), 1e-10);
@@ -687,6 +700,7 @@ TEST(PcaCli, ProbabilisticPcaMatchesScikitLearn) {
       {"tall4", "tall_new", 4, &kTallScoreSamples},
       {"whiten4", "tall_new", 1, &kTallScoreSamples},
       {"wide1", "wide_new", 4, &kWideScoreSamples},
+      {"standardize2", "tall_new", 3, &kStandardizedScoreSamples},
       {"tall1", "tall", 4, nullptr},
       {"wide4", "wide", 1, nullptr},
   };
