@@ -8,8 +8,10 @@ kembed itself is found through KEMBED_BINARY or PATH, and started with
 ``mpirun -np n_ranks`` (KEMBED_LAUNCHER, or the ``launcher`` parameter).
 """
 from ._runner import KembedError, Launcher
-from .estimators import PCA, ClassicalMDS, KernelPCA
+from ._sklearn import NotFittedError
+from .estimators import CA, PCA, ClassicalMDS, Isomap, KernelPCA, SpectralEmbedding
 from .results import Result, load
 
 __version__ = "0.1.0"
-__all__ = ["load", "Result", "KernelPCA", "PCA", "ClassicalMDS", "KembedError", "Launcher"]
+__all__ = ["load", "Result", "KernelPCA", "PCA", "ClassicalMDS", "Isomap", "SpectralEmbedding",
+           "CA", "KembedError", "NotFittedError", "Launcher"]

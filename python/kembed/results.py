@@ -11,7 +11,8 @@ class Result:
 
     - ``embedding_`` (n x k), ``ids`` (row ids of ``--id-column``, or None)
     - ``eigenvalues_`` (k,), ``explained_variance_ratio_`` (k,)
-    - ``report``: run.json as a dict; ``method``: "kpca", "pca" or "mds"
+    - ``report``: run.json as a dict; ``method``: kembed's command ("kpca",
+      "pca", "mds", "isomap", "spectral", "ca", ...)
     - ``manifest`` and ``model_arrays`` (every ``model/*.npy`` by its name)
     - PCA: ``components_`` (k x d, scikit-learn's orientation),
       ``explained_variance_``, ``mean_``, ``scale_``, ``whiten``,
@@ -19,7 +20,9 @@ class Result:
       input's header names as an array of str, or None without a header)
     - kernel PCA: ``eigenvectors_`` (n x k unit vectors), ``dual_coef_``
       (n x d inverse-map weights when fitted with --fit-inverse), ``X_fit_``
-    - MDS: ``spectrum_`` (all n eigenvalues, negative ones included, when
+    - spectral: ``eigenvalues_`` holds the normalized Laplacian's 1 - mu,
+      ``affinity_eigenvalues_`` mu (no explained variance)
+    - MDS and Isomap: ``spectrum_`` (all n eigenvalues, negative ones included, when
       spectrum.csv was written)
     """
 
@@ -45,6 +48,7 @@ class Result:
         self.dual_coef_ = None
         self.X_fit_ = None
         self.spectrum_ = None
+        self.affinity_eigenvalues_ = None
 
     @property
     def n_components_(self):
@@ -105,9 +109,11 @@ def load(result_dir):
             res.ids = [r[0] for r in ids] if len(ids[0]) == 1 else ids
     eig = os.path.join(result_dir, "eigenvalues.csv")
     if os.path.exists(eig):
-        values = read_matrix(eig)
+        header, _, values = read_table(eig)
         res.eigenvalues_ = values[:, 0].copy()
-        if values.shape[1] > 1:
+        if header[-1] == "affinity_eigenvalue":  # spectral: 1 - mu, then mu
+            res.affinity_eigenvalues_ = values[:, -1].copy()
+        elif values.shape[1] > 1:
             res.explained_variance_ratio_ = values[:, 1].copy()
     spec = os.path.join(result_dir, "spectrum.csv")
     if os.path.exists(spec):

@@ -203,7 +203,7 @@ def test_failed_fit_removes_its_copy_of_x_at_once(blobs):
         pca.set_params(n_components=100).fit(blobs)
     assert pca._workdir is None and not os.path.exists(first)
     assert pca.result_ is None
-    with pytest.raises(RuntimeError, match="not fitted"):
+    with pytest.raises(kembed.NotFittedError, match="not fitted"):
         pca.transform(blobs)
     # The same estimator fits again afterwards.
     assert pca.set_params(n_components=2).fit(blobs).embedding_.shape == (40, 2)
@@ -283,3 +283,98 @@ def test_against_scikit_learn(ranks):
     np.testing.assert_allclose(p.noise_variance_, q.noise_variance_, rtol=1e-10)
     np.testing.assert_allclose(p.singular_values_, q.singular_values_, rtol=1e-10)
     assert sklearn.__version__
+
+
+def swiss_roll(n=150, seed=0):
+    """Points on a swiss roll (scikit-learn's make_swiss_roll recipe, noise-free)."""
+    rng = np.random.default_rng(seed)
+    t = 1.5 * np.pi * (1 + 2 * rng.uniform(size=n))
+    return np.c_[t * np.cos(t), 21 * rng.uniform(size=n), t * np.sin(t)]
+
+
+@pytest.mark.parametrize("n_ranks", [1, 2])
+def test_isomap_against_scikit_learn(n_ranks):
+    pytest.importorskip("sklearn", reason="python3-sklearn is not installed")
+    from sklearn.manifold import Isomap as SkIsomap
+    X = swiss_roll()
+    ours = kembed.Isomap(n_neighbors=8, n_components=2, n_ranks=n_ranks).fit(X)
+    theirs = SkIsomap(n_neighbors=8, n_components=2, eigen_solver="dense").fit(X)
+    signs = np.sign((ours.embedding_ * theirs.embedding_).sum(0))
+    scale = np.abs(theirs.embedding_).max()
+    np.testing.assert_allclose(ours.embedding_, theirs.embedding_ * signs, atol=1e-10 * scale)
+    np.testing.assert_allclose(ours.reconstruction_error(), theirs.reconstruction_error(),
+                               rtol=1e-10)
+    Y = X[:6] + 0.3
+    np.testing.assert_allclose(ours.transform(Y), theirs.transform(Y) * signs,
+                               atol=1e-10 * scale)
+    assert ours.n_features_in_ == 3 and ours.embedding_.shape == (150, 2)
+
+
+@pytest.mark.parametrize("n_ranks", [1, 2])
+def test_spectral_embedding_against_scikit_learn(n_ranks):
+    # scikit-learn's arpack solve stops near 1e-10 here: compared to 1e-8 of the largest
+    # entry, up to each column's sign and scale (a diffusion map is defined up to both).
+    pytest.importorskip("sklearn", reason="python3-sklearn is not installed")
+    from sklearn.manifold import SpectralEmbedding as SkSpectral
+    X = swiss_roll(200, seed=1)
+    for params in (dict(affinity="nearest_neighbors", n_neighbors=10),
+                   dict(affinity="rbf", gamma=0.05)):
+        ours = kembed.SpectralEmbedding(n_components=2, n_ranks=n_ranks, **params).fit(X)
+        theirs = SkSpectral(n_components=2, random_state=0, **params)
+        Zs = theirs.fit_transform(X)
+        Z = ours.embedding_
+        scale = np.linalg.norm(Zs, axis=0) / np.linalg.norm(Z, axis=0)
+        signs = np.sign((Z * Zs).sum(0))
+        np.testing.assert_allclose(Z * scale * signs, Zs, atol=1e-8 * np.abs(Zs).max(),
+                                   err_msg=str(params))
+        np.testing.assert_allclose(ours.eigenvalues_ + ours.affinity_eigenvalues_, 1.0,
+                                   rtol=1e-14)
+        assert not hasattr(ours, "transform")  # as scikit-learn's: no out-of-sample map
+    assert ours.n_neighbors_ is None
+    knn = kembed.SpectralEmbedding(n_neighbors=10, n_ranks=n_ranks).fit(X)
+    assert knn.n_neighbors_ == 10 and knn.report_["affinity"] == "knn"
+
+
+def ca_reference(N):
+    """CA by numpy's SVD of the standardized residuals D_r^-1/2 (P - r c^T) D_c^-1/2."""
+    P = N / N.sum()
+    r, c = P.sum(1), P.sum(0)
+    S = (P - np.outer(r, c)) / np.sqrt(np.outer(r, c))
+    U, s, Vt = np.linalg.svd(S, full_matrices=False)
+    F = U * s / np.sqrt(r)[:, None]      # row principal coordinates
+    G = Vt.T * s / np.sqrt(c)[:, None]   # column principal coordinates
+    return r, c, s, F, G, (S ** 2).sum()
+
+
+@pytest.mark.parametrize("n_ranks", [1, 2])
+def test_ca_against_numpy_svd(n_ranks):
+    rng = np.random.default_rng(5)
+    N = rng.integers(1, 30, size=(9, 6)).astype(float)
+    r, c, s, F, G, total = ca_reference(N)
+    k = 3
+    for route in ("auto", "rows", "columns"):
+        ca = kembed.CA(n_components=k, route=route, n_ranks=n_ranks).fit(N)
+        np.testing.assert_allclose(ca.eigenvalues_, s[:k] ** 2, rtol=1e-10)
+        np.testing.assert_allclose(ca.singular_values_, s[:k], rtol=1e-10)
+        np.testing.assert_allclose(ca.total_inertia_, total, rtol=1e-12)
+        np.testing.assert_allclose(ca.chi_square_, total * N.sum(), rtol=1e-12)
+        np.testing.assert_allclose(ca.percentage_of_variance_, 100 * s[:k] ** 2 / total,
+                                   rtol=1e-10)
+        np.testing.assert_allclose(ca.row_masses_, r, rtol=1e-14)
+        np.testing.assert_allclose(ca.col_masses_, c, rtol=1e-14)
+        signs = np.sign((ca.row_coordinates_ * F[:, :k]).sum(0))
+        np.testing.assert_allclose(ca.row_coordinates_, F[:, :k] * signs, atol=1e-10)
+        np.testing.assert_allclose(ca.column_coordinates_, G[:, :k] * signs, atol=1e-10)
+        np.testing.assert_allclose(ca.row_standard_coordinates_, F[:, :k] * signs / s[:k],
+                                   atol=1e-9)
+        np.testing.assert_array_equal(ca.fit_transform(N), ca.row_coordinates_)
+        # Contributions of each axis sum to 1 over the rows (and columns); row cos2 of
+        # all axes to 1 when every axis is kept.
+        np.testing.assert_allclose(ca.row_contributions_.sum(0), 1.0, rtol=1e-10)
+        np.testing.assert_allclose(ca.column_contributions_.sum(0), 1.0, rtol=1e-10)
+    # Supplementary rows by the transition formula f = (row profile) G / s.
+    new = rng.integers(0, 20, size=(4, 6)).astype(float)
+    expected = (new / new.sum(1, keepdims=True)) @ G[:, :k] / s[:k] * signs
+    np.testing.assert_allclose(ca.transform(new), expected, atol=1e-10)
+    with pytest.raises(ValueError, match="Negative values in data passed to CA"):
+        kembed.CA().fit(N - 2)
