@@ -1,5 +1,5 @@
 # kembed_add_test(<name> SOURCES <files...> RANKS <counts...> [LABELS <labels...>] [TIMEOUT s])
-# Builds <name> against the shared MPI gtest main and registers one CTest entry
+# Adds <files> to the MPI test program kembed_tests and registers one CTest entry
 # per rank count, <name>_np<N>, launched with mpiexec --oversubscribe.
 # The tests run on one node: Open MPI's shared-memory transport alone, so
 # that each of the suites' thousand-odd launches skips probing the network
@@ -30,8 +30,12 @@ endif()
 set(KEMBED_TEST_PCH_HEADERS <gtest/gtest.h> <algorithm> <cmath> <cstdint> <functional>
     <memory> <string> <utility> <vector>)
 
-# Every executable of kembed_add_test, so that scripts/test --sanitize can
-# build just what `ctest -L mpi` runs.
+# The MPI and unit suites are one program, kembed_tests: the library and
+# GoogleTest are linked once per tree instead of once per suite (41 links
+# before). Each CTest entry runs the tests of its own source files alone
+# (--kembed_sources, tests/mpi_test_main.cpp), so the entries, their names,
+# labels and rank counts are those of one program per suite.
+# kembed_mpi_tests is what `ctest -L mpi` runs (scripts/test --sanitize).
 if(NOT TARGET kembed_mpi_tests)
   add_custom_target(kembed_mpi_tests)
 endif()
@@ -41,18 +45,26 @@ function(kembed_add_test name)
   if(NOT ARG_TIMEOUT)
     set(ARG_TIMEOUT 300)
   endif()
-  add_executable(${name} ${ARG_SOURCES})
-  target_link_libraries(${name} PRIVATE kembed_test_main)
-  target_precompile_headers(${name} REUSE_FROM kembed_test_main)
-  add_dependencies(kembed_mpi_tests ${name})
+  set_property(GLOBAL APPEND PROPERTY KEMBED_TEST_SOURCES ${ARG_SOURCES})
+  list(JOIN ARG_SOURCES "," sources)
   foreach(np IN LISTS ARG_RANKS)
     # mpiexec's own --timeout ends every rank if a test hangs; CTest's is a backstop.
     math(EXPR mpi_timeout "${ARG_TIMEOUT} - 10")
     add_test(NAME ${name}_np${np}
              COMMAND ${MPIEXEC_EXECUTABLE} --oversubscribe --timeout ${mpi_timeout}
-                     ${MPIEXEC_NUMPROC_FLAG} ${np} $<TARGET_FILE:${name}>)
+                     ${MPIEXEC_NUMPROC_FLAG} ${np} $<TARGET_FILE:kembed_tests>
+                     --kembed_sources=${sources})
     set_tests_properties(${name}_np${np} PROPERTIES
       ENVIRONMENT "${KEMBED_TEST_ENV}" TIMEOUT ${ARG_TIMEOUT}
       LABELS "mpi;np${np};${ARG_LABELS}" PROCESSORS ${np})
   endforeach()
+endfunction()
+
+# After the last kembed_add_test: the program of every suite's sources.
+function(kembed_add_test_program)
+  get_property(sources GLOBAL PROPERTY KEMBED_TEST_SOURCES)
+  add_executable(kembed_tests ${sources})
+  target_link_libraries(kembed_tests PRIVATE kembed_test_main)
+  target_precompile_headers(kembed_tests REUSE_FROM kembed_test_main)
+  add_dependencies(kembed_mpi_tests kembed_tests)
 endfunction()
