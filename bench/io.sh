@@ -134,6 +134,6 @@ if [ -x "$bench_io" ]; then
       echo "($bench failed)"
   done
 else
-  echo "(no $bench_io: build the kembed_bench_io target for the distribution table)"
+  echo "(no $bench_io: configure with -DKEMBED_BUILD_BENCH=ON and build the kembed_bench_io target for the distribution table)"
 fi
 [ "$keep" = 1 ] || rm -rf "$dir"

@@ -25,7 +25,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 bench=$build/bench/kembed_bench_krylov_passes
-[ -x "$bench" ] || { echo "no $bench: build the target kembed_bench_krylov_passes first" >&2; exit 1; }
+[ -x "$bench" ] || { echo "no $bench: configure $build with -DKEMBED_BUILD_BENCH=ON and build the target kembed_bench_krylov_passes first" >&2; exit 1; }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
 mkdir -p "$out"
 # Only a table this script wrote earlier is ever replaced.

@@ -31,7 +31,7 @@ while [ $# -gt 0 ]; do
     *) echo "unknown argument $1" >&2; exit 2 ;;
   esac
 done
-[ -x "$bench" ] || { echo "no benchmark binary at $bench (build kembed_bench_phases or set KEMBED_BENCH_PHASES)" >&2; exit 2; }
+[ -x "$bench" ] || { echo "no benchmark binary at $bench (configure with -DKEMBED_BUILD_BENCH=ON and build kembed_bench_phases, or set KEMBED_BENCH_PHASES)" >&2; exit 2; }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
 mkdir -p "$out"
 csv=$out/phases-$kernel.csv
