@@ -203,8 +203,11 @@ StorageChoice mds_storage(const MdsSettings& s, const ProblemShape& shape, doubl
   const bool tiled = s.metric && *s.metric != kernel::Metric::manhattan;
   ProblemShape asked = shape;
   asked.solver = s.solver;
-  // The additive constant needs the whole stored D (full, in double).
+  // The additive constant needs the whole stored D (full, in double), and
+  // its own matrices beside it (ProblemShape::additive_blocks).
   const bool plain = s.additive == AdditiveMethod::none;
+  if (s.additive == AdditiveMethod::cailliez) asked.additive_blocks = 5;
+  if (s.additive == AdditiveMethod::lingoes) asked.additive_blocks = 1;
   return choose_storage(s.storage, tiled && plain, s.metric.has_value() && plain, asked, s.krylov,
                         limit, ranks);
 }

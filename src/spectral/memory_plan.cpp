@@ -240,6 +240,8 @@ MemoryPlan plan_memory(const ProblemShape& s) {
   } else {
     plan.items.push_back({"n x n matrix (local block)", local});
   }
+  if (s.additive_blocks > 0)
+    plan.items.push_back({"additive constant (mds --add)", s.additive_blocks * local});
   if (s.d > 0) plan.items.push_back({"data panels", (np + nq) * double(s.d) * kDouble});
   // Matrices read from a file (n x n, or PCA's data) arrive one block row
   // (nb rows) at a time.

@@ -510,3 +510,36 @@ TEST(MdsCli, AddConstantsMatchRAndTransformAppliesThem) {
   EXPECT_TRUE(k.no_rank_succeeded() && contains(k.err, "unrecognised option '--add'"))
       << k.describe();
 }
+
+// The memory plan (--dry-run, the guard) counts the additive constant's
+// matrices: five more local blocks of the n x n matrix for Cailliez (the
+// 2n x 2n matrix and a work copy), one for Lingoes, none without --add.
+TEST(MdsCli, DryRunCountsTheAdditiveConstantsMatrices) {
+  const fs::path dir = scratch_dir("mds_add_plan");
+  auto megabytes = [](const std::string& text, const std::string& item) {
+    const std::size_t at = text.find("  " + item + ": ");
+    if (at == std::string::npos) return -1.0;
+    const std::string rest = text.substr(at + item.size() + 4);
+    const double value = std::stod(rest);
+    const std::string unit = rest.substr(rest.find(' ') + 1, 2);
+    return unit == "GB" ? value * 1000 : unit == "MB" ? value : value / 1000;
+  };
+  for (const auto& [add, blocks] :
+       std::vector<std::pair<std::string, double>>{{"none", 0}, {"cailliez", 5}, {"lingoes", 1}}) {
+    RUN_OK(r,
+           (std::vector<std::string>{"mds", "--generate", "gaussian", "--rows", "4000", "--cols",
+                                     "8", "--add", add, "--dry-run", "--output-dir",
+                                     (dir / "out").string()}),
+           2);
+    // 4000 x 4000 on a 1x2 grid: 4000 x 2016 local doubles, 64.5 MB.
+    const double extra = megabytes(r.out, "additive constant (mds --add)");
+    if (blocks == 0) {
+      EXPECT_EQ(extra, -1.0) << r.describe();
+    } else {
+      // --add keeps the whole matrix (not its lower blocks).
+      EXPECT_NEAR(megabytes(r.out, "n x n matrix (local block)"), 64.5, 0.05) << r.describe();
+      EXPECT_NEAR(extra, blocks * 64.512, 0.1 * blocks) << add << "\n" << r.describe();
+    }
+    EXPECT_FALSE(fs::exists(dir / "out"));
+  }
+}

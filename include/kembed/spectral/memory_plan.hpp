@@ -45,6 +45,12 @@ struct ProblemShape {
   /// product's buffers (PointMatrixOperator::planned_cost), the row means
   /// and the Krylov basis of a matrix-free block (matrix_free_krylov).
   bool matrix_free = false;
+  /// `mds --add`: local n x n blocks the additive constant holds beside the
+  /// stored matrix while it is computed (cailliez: the 2n x 2n matrix, four
+  /// blocks, and a work copy; lingoes: the copy of B that pdsyevr overwrites).
+  /// Counted as if they lived through the solve, though they are freed
+  /// before it: the guard errs towards refusing rather than running out.
+  double additive_blocks = 0;
 };
 
 /// The block size a fit uses for an n x n decomposition (`order` = n) when
