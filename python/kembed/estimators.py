@@ -255,6 +255,10 @@ class PCA(_KembedTransformer):
     ``n_components``: an int, a float in (0, 1) (kembed's ``--variance``),
     or None for min(n, d). ``standardize`` (not in scikit-learn) divides each
     centered column by its standard deviation first. ``components_`` is k x d.
+    ``score``, ``score_samples``, ``get_covariance`` and ``get_precision``:
+    the probabilistic PCA model as scikit-learn defines it;
+    ``log_likelihood_`` is the training data's mean log-likelihood
+    (run.json), ``score(X_train)``.
     """
     _method = "pca"
 
@@ -293,8 +297,47 @@ class PCA(_KembedTransformer):
         self.scale_ = r.scale_
         self.singular_values_ = r.singular_values_
         self.noise_variance_ = r.noise_variance_
+        self.log_likelihood_ = self.report_.get("log_likelihood")
         self.n_samples_ = X.shape[0]
         return self
+
+    def score_samples(self, X):
+        """Each sample's log-likelihood under the probabilistic PCA model (n,).
+
+        ``kembed transform --score`` (scikit-learn's ``PCA.score_samples``);
+        with ``standardize=True``, of the standardized samples.
+        """
+        model = self._model()
+        X = self._check_X(X, reset=False)
+        inp = self._write("score_input.npy", X)
+        out = self._fresh_output("score")
+        self._run(["transform", "--model", model, "--input", inp, "--output-dir", out,
+                   "--score", "--quiet"])
+        return np.load(os.path.join(out, "score_samples.npy")).ravel()
+
+    def score(self, X, y=None):
+        """The mean log-likelihood of the samples (scikit-learn's ``PCA.score``)."""
+        return float(np.mean(self.score_samples(X)))
+
+    def get_covariance(self):
+        """The model's d x d covariance C (model/covariance.npy, written for d <= 4096).
+
+        With ``whiten=True`` kembed's C is the unwhitened model's, where
+        scikit-learn 1.2.1 rescales it (see docs/commands/pca.md).
+        """
+        return self._model_matrix("covariance")
+
+    def get_precision(self):
+        """The inverse of ``get_covariance()`` (model/precision.npy; absent when C is singular)."""
+        return self._model_matrix("precision")
+
+    def _model_matrix(self, name):
+        check_fitted(self, "result_")
+        matrix = self.result_.model_arrays.get(name)
+        if matrix is None:
+            note = self.report_.get("covariance_note") or self.report_.get("log_likelihood_note")
+            raise ValueError(f"this PCA model has no {name} matrix" + (f": {note}" if note else ""))
+        return np.array(matrix, dtype=np.float64)
 
     def inverse_transform(self, X):
         """x = mean + scale * (Z W) with W = components_ (k x d), undoing whitening.

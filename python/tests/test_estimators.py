@@ -378,3 +378,25 @@ def test_ca_against_numpy_svd(n_ranks):
     np.testing.assert_allclose(ca.transform(new), expected, atol=1e-10)
     with pytest.raises(ValueError, match="Negative values in data passed to CA"):
         kembed.CA().fit(N - 2)
+
+
+@pytest.mark.parametrize("n_ranks", [1, 2])
+def test_pca_likelihood_against_scikit_learn(n_ranks):
+    # score, score_samples, get_covariance and get_precision of the probabilistic PCA model
+    # (kembed pca's model/covariance.npy and precision.npy, transform --score) to 1e-10.
+    pytest.importorskip("sklearn", reason="python3-sklearn is not installed")
+    from sklearn.decomposition import PCA as SkPCA
+    rng = np.random.default_rng(11)
+    X = rng.normal(size=(70, 6)) @ rng.normal(size=(6, 6)) + 2.0
+    Y = rng.normal(size=(9, 6)) @ rng.normal(size=(6, 6))
+    ours = kembed.PCA(n_components=3, n_ranks=n_ranks).fit(X)
+    theirs = SkPCA(n_components=3).fit(X)
+    np.testing.assert_allclose(ours.score_samples(Y), theirs.score_samples(Y), rtol=1e-10)
+    np.testing.assert_allclose(ours.score(Y), theirs.score(Y), rtol=1e-10)
+    np.testing.assert_allclose(ours.log_likelihood_, theirs.score(X), rtol=1e-10)
+    C, P = ours.get_covariance(), ours.get_precision()
+    np.testing.assert_allclose(C, theirs.get_covariance(), rtol=1e-10, atol=1e-12 * abs(C).max())
+    np.testing.assert_allclose(P, theirs.get_precision(), rtol=1e-10, atol=1e-12 * abs(P).max())
+    np.testing.assert_allclose(P @ C, np.eye(6), atol=1e-10)
+    with pytest.raises(ValueError, match="X has 5 features, but PCA is expecting 6"):
+        ours.score_samples(Y[:, :5])
