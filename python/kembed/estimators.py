@@ -365,15 +365,19 @@ class ClassicalMDS(_KembedTransformer):
     points) with Gower's formula. There is no inverse transform.
     ``storage``: "auto", "full", "lower" or "none" (``--storage``; "none":
     -1/2 D^(2) recomputed from the points in every product, points only; see
-    KernelPCA).
+    KernelPCA). ``add``: "none", "cailliez" (R's ``cmdscale(add = TRUE)``:
+    the smallest c that makes d + c, off the diagonal, Euclidean; True means
+    "cailliez") or "lingoes" (d^2 + 2c); the constant is ``additive_constant_``
+    (0 without ``add``, as R's ``ac``) and ``transform`` applies it.
     """
     _method = "mds"
 
     def __init__(self, n_components=2, *, dissimilarity="euclidean", eigen_solver="auto", tol=0,
                  random_state=None, symmetrize=False, precision="double", storage="auto",
-                 n_ranks=1, launcher=None, kembed=None):
+                 add="none", n_ranks=1, launcher=None, kembed=None):
         super().__init__(n_ranks, launcher, kembed)
         self.n_components = n_components
+        self.add = add
         self.dissimilarity = dissimilarity
         self.eigen_solver = eigen_solver
         self.tol = tol
@@ -393,9 +397,13 @@ class ClassicalMDS(_KembedTransformer):
                 args.append("--symmetrize")
         else:
             args = ["mds", "--input", inp, "--metric", self.dissimilarity]
+        add = {True: "cailliez", False: "none"}.get(self.add, self.add)
+        if add != "none":
+            args += ["--add", str(add)]
         self._run_fit(args + ["--output-dir", out] + self._common_args(self.n_components))
         self._fitted(out)
         self.spectrum_ = self.result_.spectrum_
+        self.additive_constant_ = float(self.report_.get("additive_constant", 0.0))
         return self
 
     def inverse_transform(self, X):

@@ -160,6 +160,35 @@ def test_classical_mds_keeps_negative_eigenvalues():
     assert mds.spectrum_.min() < 0
 
 
+def test_classical_mds_additive_constants_against_numpy(ranks):
+    # Manhattan distances are not Euclidean: B has negative eigenvalues.
+    rng = np.random.default_rng(3)
+    P = rng.uniform(size=(24, 4))
+    D = np.abs(P[:, None] - P[None]).sum(-1)
+    n = len(D)
+    J = np.eye(n) - 1.0 / n
+    B2, B1 = -0.5 * J @ (D ** 2) @ J, -0.5 * J @ D @ J
+    # Cailliez: the largest real eigenvalue of [[0, 2 B2], [-I, -4 B1]].
+    Z = np.block([[np.zeros((n, n)), 2 * B2], [-np.eye(n), -4 * B1]])
+    e = np.linalg.eigvals(Z)
+    c = e[np.abs(e.imag) <= 1e-8 * np.abs(e).max()].real.max()
+    # Lingoes: minus the smallest eigenvalue of B2, added to d^2 as 2c.
+    lingoes = -np.linalg.eigvalsh(B2).min()
+    off = 1 - np.eye(n)
+    for add, constant, corrected in (
+            ("cailliez", c, (D + c * off) ** 2),
+            (True, c, (D + c * off) ** 2),
+            ("lingoes", lingoes, D ** 2 + 2 * lingoes * off)):
+        mds = kembed.ClassicalMDS(2, dissimilarity="precomputed", add=add,
+                                  n_ranks=ranks).fit(D)
+        assert abs(mds.additive_constant_ - constant) <= 1e-9 * constant
+        values, vectors = np.linalg.eigh(-0.5 * J @ corrected @ J)
+        expected = largest_entry_positive(vectors[:, ::-1][:, :2] * np.sqrt(values[::-1][:2]))
+        np.testing.assert_allclose(largest_entry_positive(mds.embedding_), expected,
+                                   atol=1e-8 * abs(expected).max())
+    assert kembed.ClassicalMDS(2, dissimilarity="precomputed").fit(D).additive_constant_ == 0.0
+
+
 def test_kembed_errors_become_exceptions_with_kembeds_message(blobs):
     with pytest.raises(kembed.KembedError, match="exceeds the number of samples"):
         kembed.KernelPCA(n_components=100, kernel="rbf").fit(blobs)
