@@ -12,14 +12,14 @@ KEMBED_JOBS=${KEMBED_JOBS:-$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)}
 # Debian 12 packages kembed needs to build and test.
 KEMBED_PACKAGES=(build-essential cmake pkg-config openmpi-bin libopenmpi-dev
   libscalapack-openmpi-dev libopenblas-dev liblapack-dev libboost-program-options-dev
-  libgtest-dev nlohmann-json3-dev libelpa-dev libhdf5-openmpi-dev)
+  libgtest-dev nlohmann-json3-dev libelpa-dev libhdf5-openmpi-dev zlib1g-dev)
 # What scripts/run needs and no more: the compiler, CMake, MPI, ScaLAPACK and
 # its BLAS, Boost.ProgramOptions and the JSON headers to build and run kembed,
 # and numpy and matplotlib for the picture (kembed-plot). ELPA, HDF5 and
 # GoogleTest are optional for kembed itself and come with KEMBED_PACKAGES.
 KEMBED_RUN_PACKAGES=(build-essential cmake pkg-config openmpi-bin libopenmpi-dev
   libscalapack-openmpi-dev libopenblas-dev liblapack-dev libboost-program-options-dev
-  nlohmann-json3-dev python3-numpy python3-matplotlib)
+  nlohmann-json3-dev zlib1g-dev python3-numpy python3-matplotlib)
 # The documentation (scripts/docs, the docs tests) and the man page kembed(1):
 # Sphinx with MyST Markdown and the furo theme.
 KEMBED_DOCS_PACKAGES=(python3-sphinx python3-myst-parser furo)

@@ -15,6 +15,7 @@
 
 #include "io/block_cyclic_exchange.hpp"
 #include "io/block_cyclic_rows.hpp"
+#include "io/hdf5_handle.hpp"
 #include "io/read_only_file.hpp"
 #include "io/row_ranges.hpp"
 #include "kembed/core/error.hpp"
@@ -25,33 +26,6 @@ namespace fs = std::filesystem;
 namespace kembed::io {
 
 namespace {
-
-/// Owner of one HDF5 identifier, closed with the function that matches its
-/// kind. Closing a file opened with the MPI-IO driver is collective: every
-/// rank leaves the scope together because every error is agreed first.
-class Handle {
- public:
-  Handle(hid_t id, herr_t (*close)(hid_t)) : id_(id), close_(close) {}
-  Handle(const Handle&) = delete;
-  Handle& operator=(const Handle&) = delete;
-  Handle(Handle&& other) noexcept : id_(other.id_), close_(other.close_) { other.id_ = -1; }
-  Handle& operator=(Handle&&) = delete;
-  ~Handle() {
-    if (id_ >= 0) close_(id_);
-  }
-  hid_t get() const { return id_; }
-  bool ok() const { return id_ >= 0; }
-  /// Hands the identifier over to the caller, who closes it.
-  hid_t release() {
-    const hid_t id = id_;
-    id_ = -1;
-    return id;
-  }
-
- private:
-  hid_t id_;
-  herr_t (*close_)(hid_t);
-};
 
 /// kembed reports its own errors; HDF5's stack dumps would repeat them on
 /// every rank.

@@ -1,5 +1,6 @@
 // Built instead of hdf5_matrix_file.cpp when kembed has no parallel HDF5.
 #include "kembed/core/error.hpp"
+#include "io/sparse_readers.hpp"
 #include "kembed/io/hdf5.hpp"
 
 namespace kembed::io {
@@ -23,6 +24,11 @@ void write_hdf5_matrix(const Comm& comm, const std::string& path, const std::str
   Hdf5Writer writer(comm, path, dataset, rows, cols);
   writer.write_rows(first_row, values);
   writer.commit();
+}
+
+CsrRows read_h5ad_csr(const std::string& path, const std::string&, const Comm&) {
+  throw Error(path + ": this kembed was built without HDF5, so it cannot read .h5ad files (see kembed --version); "
+                     "save the matrix with scipy.sparse.save_npz and read the .npz");
 }
 
 }  // namespace kembed::io

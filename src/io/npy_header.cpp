@@ -175,7 +175,7 @@ std::int64_t npy_header_size(std::string_view bytes, const std::string& name) {
   return static_cast<std::int64_t>(preamble) + little_endian_uint(bytes, 8, length_width);
 }
 
-NpyHeader parse_npy_header(std::string_view bytes, const std::string& name, bool allow_vector) {
+NpyArrayHeader parse_npy_array_header(std::string_view bytes, const std::string& name) {
   const std::int64_t total = npy_header_size(bytes, name);
   if (static_cast<std::int64_t>(bytes.size()) < total)
     throw Error(name + ": truncated .npy header (needs " + std::to_string(total) + " bytes, have " +
@@ -183,22 +183,21 @@ NpyHeader parse_npy_header(std::string_view bytes, const std::string& name, bool
   const std::size_t preamble = bytes[6] == 1 ? 10 : 12;
   DictReader reader(bytes.substr(preamble, static_cast<std::size_t>(total) - preamble), name);
 
-  std::string descr;
-  bool have_descr = false, have_order = false, have_shape = false, fortran_order = false;
-  std::vector<std::int64_t> shape;
+  NpyArrayHeader header;
+  bool have_descr = false, have_order = false, have_shape = false;
   reader.expect('{');
   while (!reader.accept('}')) {
     const std::string key = reader.string_literal();
     reader.expect(':');
     if (key == "descr") {
       if (reader.peek('[')) throw Error(name + ": structured .npy dtypes are not supported; expected '<f8' or '<f4'");
-      descr = reader.string_literal();
+      header.descr = reader.string_literal();
       have_descr = true;
     } else if (key == "fortran_order") {
-      fortran_order = reader.boolean_literal();
+      header.fortran_order = reader.boolean_literal();
       have_order = true;
     } else if (key == "shape") {
-      shape = reader.tuple_literal();
+      header.shape = reader.tuple_literal();
       have_shape = true;
     } else {
       reader.skip_value();
@@ -211,6 +210,17 @@ NpyHeader parse_npy_header(std::string_view bytes, const std::string& name, bool
   if (!reader.at_end()) reader.fail("unexpected text after the dictionary");
   if (!have_descr || !have_order || !have_shape)
     reader.fail("missing key '" + std::string(!have_descr ? "descr" : !have_order ? "fortran_order" : "shape") + "'");
+  header.data_offset = total;
+  return header;
+}
+
+NpyHeader parse_npy_header(std::string_view bytes, const std::string& name, bool allow_vector) {
+  const NpyArrayHeader array = parse_npy_array_header(bytes, name);
+  const std::int64_t total = array.data_offset;
+  const std::string& descr = array.descr;
+  const bool fortran_order = array.fortran_order;
+  std::vector<std::int64_t> shape = array.shape;
+  const auto fail = [&](const std::string& what) { throw Error(name + ": malformed .npy header: " + what); };
 
   NpyHeader header;
   header.descr = descr;
@@ -232,7 +242,7 @@ NpyHeader parse_npy_header(std::string_view bytes, const std::string& name, bool
                 "; a matrix needs at least one row and one column");
   // rows * cols * item_size + offset must fit in a file offset.
   const std::int64_t limit = (std::numeric_limits<std::int64_t>::max() - total) / header.item_size;
-  if (shape[0] > limit / shape[1]) reader.fail("shape " + shape_text(shape) + " is too large");
+  if (shape[0] > limit / shape[1]) fail("shape " + shape_text(shape) + " is too large");
   header.rows = shape[0];
   header.cols = shape[1];
   header.data_offset = total;

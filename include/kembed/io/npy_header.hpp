@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace kembed::io {
 
@@ -20,6 +21,16 @@ struct NpyHeader {
   std::int64_t data_offset = 0;
   /// The dtype string as written in the file, e.g. "<f8".
   std::string descr;
+};
+
+/// The dictionary of any .npy header, checked for syntax only: for readers
+/// of arrays other than a 2-D float matrix (the members of a scipy .npz).
+struct NpyArrayHeader {
+  std::string descr;                ///< as written, e.g. "<i4", "|S3", "<U3"
+  bool fortran_order = false;
+  std::vector<std::int64_t> shape;  ///< () for a 0-d array
+  /// Byte offset of the first element (preamble plus header dictionary).
+  std::int64_t data_offset = 0;
 };
 
 /// Smallest prefix of a .npy file from which npy_header_size() can work.
@@ -41,5 +52,11 @@ std::int64_t npy_header_size(std::string_view bytes, const std::string& name);
 /// models hold vectors that way).
 NpyHeader parse_npy_header(std::string_view bytes, const std::string& name,
                            bool allow_vector = false);
+
+/// Parses the header at the start of `bytes` without asking for a float
+/// matrix: any descr (not a structured one), either order, any shape.
+/// Malformed or truncated input throws kembed::Error naming `name`; it never
+/// reads outside `bytes`.
+NpyArrayHeader parse_npy_array_header(std::string_view bytes, const std::string& name);
 
 }  // namespace kembed::io
