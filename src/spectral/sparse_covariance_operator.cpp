@@ -161,26 +161,33 @@ void SparseCovarianceOperator::take_statistics(bool standardize, const std::stri
   agree(comm, error);
 }
 
-void SparseCovarianceOperator::centered_product(const double* v, int width, double* t) const {
-  const std::size_t w = static_cast<std::size_t>(width);
-  // mu^T V (V already scaled by S^{-1} by the caller's choice of v).
+std::vector<double> SparseCovarianceOperator::mean_shift(const double* v, std::size_t w) const {
   std::vector<double> shift(w, 0.0);
   if (center_)
     for (std::size_t j = 0; j < mean_.size(); ++j) {
-      const double m = mean_[j];
+      const double m = mean_[j] / scale_[j];
       if (m == 0) continue;
-      for (std::size_t c = 0; c < w; ++c) shift[c] += m * v[j * w + c] / scale_[j];
+      for (std::size_t c = 0; c < w; ++c) shift[c] += m * v[j * w + c];
     }
-  for (std::int64_t i = 0; i < x_.local_rows(); ++i) {
-    double* row = t + std::size_t(i) * w;
-    for (std::size_t c = 0; c < w; ++c) row[c] = -shift[c];
-    for (std::int64_t e = x_.offsets[i]; e < x_.offsets[i + 1]; ++e) {
-      const std::size_t j = static_cast<std::size_t>(x_.columns[e]);
-      const double a = x_.values[e] / scale_[j];
-      const double* vj = v + j * w;
-      for (std::size_t c = 0; c < w; ++c) row[c] += a * vj[c];
-    }
+  return shift;
+}
+
+void SparseCovarianceOperator::row_product(std::int64_t i, const double* v, std::size_t w,
+                                           const double* shift, double* row) const {
+  for (std::size_t c = 0; c < w; ++c) row[c] = -shift[c];
+  for (std::int64_t e = x_.offsets[i]; e < x_.offsets[i + 1]; ++e) {
+    const std::size_t j = static_cast<std::size_t>(x_.columns[e]);
+    const double a = x_.values[e] / scale_[j];
+    const double* vj = v + j * w;
+    for (std::size_t c = 0; c < w; ++c) row[c] += a * vj[c];
   }
+}
+
+void SparseCovarianceOperator::centered_product(const double* v, int width, double* t) const {
+  const std::size_t w = static_cast<std::size_t>(width);
+  const std::vector<double> shift = mean_shift(v, w);
+  for (std::int64_t i = 0; i < x_.local_rows(); ++i)
+    row_product(i, v, w, shift.data(), t + std::size_t(i) * w);
 }
 
 void SparseCovarianceOperator::apply(const double* x, int ldx, int width, double* y, int ldy) {
@@ -200,23 +207,22 @@ void SparseCovarianceOperator::apply(const double* x, int ldx, int width, double
     return std::size_t(owned_before_[r]) * w + c * std::size_t(owned_[r]) +
            std::size_t(owner_local_[g]);
   };
-  // V' = S^{-1} V, row-major; centered_product divides by S itself.
+  // V row-major (S^{-1} is applied entry by entry in row_product).
   v_.resize(d * w);
   for (std::size_t g = 0; g < d; ++g)
     for (std::size_t c = 0; c < w; ++c) v_[g * w + c] = gathered_[place(g, c)];
-  // 2. T = (X_r - 1 mu^T) S^{-1} V.
-  t_.resize(std::size_t(x_.local_rows()) * w);
-  centered_product(v_.data(), width, t_.data());
-  // 3. U_r = X_r^T T - mu (1^T T), row-major d x w.
+  // 2-3. Row by row: t = row i of (X_r - 1 mu^T) S^{-1} V, then its share
+  // of U_r = X_r^T T - mu (1^T T), row-major d x w; T is never stored.
+  const std::vector<double> shift = mean_shift(v_.data(), w);
+  std::vector<double> t(w), column_sums(w, 0.0);
   u_.assign(d * w, 0.0);
-  std::vector<double> column_sums(w, 0.0);
   for (std::int64_t i = 0; i < x_.local_rows(); ++i) {
-    const double* row = t_.data() + std::size_t(i) * w;
-    for (std::size_t c = 0; c < w; ++c) column_sums[c] += row[c];
+    row_product(i, v_.data(), w, shift.data(), t.data());
+    for (std::size_t c = 0; c < w; ++c) column_sums[c] += t[c];
     for (std::int64_t e = x_.offsets[i]; e < x_.offsets[i + 1]; ++e) {
       const double a = x_.values[e];
       double* uj = u_.data() + std::size_t(x_.columns[e]) * w;
-      for (std::size_t c = 0; c < w; ++c) uj[c] += a * row[c];
+      for (std::size_t c = 0; c < w; ++c) uj[c] += a * t[c];
     }
   }
   if (center_)

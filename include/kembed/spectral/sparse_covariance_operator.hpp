@@ -14,11 +14,13 @@
 /// A product Y = C V (V d x w) on the solver's block-cyclic rows of d:
 ///   1. allgather V to every rank (d x w), V' = S^{-1} V;
 ///   2. T = X_r V' - 1 (mu^T V') for this rank's rows X_r (CSR, 2 nnz w);
-///   3. U_r = X_r^T T - mu (1^T T) (CSR transposed, 2 nnz w);
+///   3. U_r = X_r^T T - mu (1^T T) (CSR transposed, 2 nnz w), each row of
+///      T used as soon as it is formed, so T is never stored;
 ///   4. U = sum_r U_r, each rank receiving only its own rows (an all-to-all
 ///      of the d x w sums, added in rank order), Y = S^{-1} U / (n-1).
 /// Memory: the CSR arrays are referenced, not copied; a product holds a few
-/// d x w blocks and one local_rows x w block.
+/// d x w blocks, nothing of the size of the rows.
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -48,7 +50,7 @@ class SparseCovarianceOperator final : public SymmetricOperator {
   /// Collective: y = C x (steps 1-4 above).
   void apply(const double* x, int ldx, int width, double* y, int ldy) override;
   /// held = the CSR arrays and the column statistics; work = the replicated
-  /// d x w blocks, this rank's local_rows x w block and the received sums;
+  /// d x w blocks, this rank's rows of V and the received sums;
   /// flops = 4 nnz w (two sparse products) + 6 d w.
   OperatorCost cost(int width) const override;
 
@@ -74,6 +76,11 @@ class SparseCovarianceOperator final : public SymmetricOperator {
 
  private:
   void check_rows(const std::string& source) const;
+  // mu^T S^{-1} V for the d x w row-major V (zeros without centering).
+  std::vector<double> mean_shift(const double* v, std::size_t w) const;
+  // Row i of (X_r - 1 mu^T) S^{-1} V into `row` (w values), given mean_shift.
+  void row_product(std::int64_t i, const double* v, std::size_t w, const double* shift,
+                   double* row) const;
   void take_statistics(bool standardize, const std::string& source);
 
   const io::CsrRows& x_;
@@ -87,7 +94,7 @@ class SparseCovarianceOperator final : public SymmetricOperator {
   // Rows of d each rank owns, and where its piece starts in a gathered block
   // (in rows; times the width for values).
   std::vector<std::int64_t> owned_, owned_before_;
-  std::vector<double> gathered_, v_, t_, u_, received_;
+  std::vector<double> gathered_, v_, u_, received_;
   long long products_ = 0;
 };
 
