@@ -343,6 +343,7 @@ void run_plan(const po::variables_map& vm, const Comm& world) {
              " x " + std::to_string(shape.n) + " matrix is " + std::to_string(blocks) + " x " +
              std::to_string(blocks) + " blocks; only " + std::to_string(busy) + " of the " +
              std::to_string(ranks) + " ranks would own part of it\n";
+  if (storable) extra += describe_fit_time(shape);
   say(world, false, describe_plan("kembed plan " + method, shape, ranks, available, extra));
 }
 

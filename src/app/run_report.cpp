@@ -7,6 +7,7 @@
 #include "kembed/core/memory.hpp"
 #include "kembed/core/simd_level.hpp"
 #include "kembed/linalg/library_versions.hpp"
+#include "kembed/spectral/time_estimate.hpp"
 
 namespace kembed::app {
 
@@ -95,11 +96,21 @@ std::string describe_plan(const std::string& title, const ProblemShape& shape, i
   return text;
 }
 
+std::string describe_fit_time(const ProblemShape& shape) {
+  const MachineRates rates = measure_machine_rates(shape.d);
+  return describe_time_estimate(shape, estimate_time(shape, rates), rates);
+}
+
 void print_dry_run(const Comm& world, const std::string& method, const ProblemShape& shape,
                    double max_memory_per_rank) {
   const double available =
       max_memory_per_rank > 0 ? max_memory_per_rank : available_memory_per_rank(world);
-  say(world, false, describe_plan("kembed " + method + " --dry-run", shape, world.size(), available));
+  // mds --add's additive constant is not in the model.
+  const bool timed = (method == "kpca" || method == "mds") && shape.d >= 1 &&
+                     shape.data_rows == 0 && shape.additive_blocks == 0;
+  say(world, false,
+      describe_plan("kembed " + method + " --dry-run", shape, world.size(), available,
+                    timed ? describe_fit_time(shape) : ""));
 }
 
 void say(const Comm& comm, bool quiet, const std::string& message) {

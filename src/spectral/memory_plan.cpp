@@ -119,6 +119,12 @@ std::string count(double v) {
 
 }  // namespace
 
+double busiest_rank_entries(const ProblemShape& s) {
+  if (s.lower_storage || s.matrix_free) return lower_blocks(s) / kDouble;
+  const SolverSizes z = sizes_of(s);
+  return z.np * z.nq;
+}
+
 int effective_block_size(int requested, std::int64_t order) {
   return static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(requested, order)));
 }

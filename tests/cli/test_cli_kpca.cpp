@@ -122,6 +122,32 @@ TEST(KpcaCli, StorageAutoRunsMatrixFreeWhereNothingStoredFits) {
   EXPECT_TRUE(contains(refused.err, "not enough memory")) << refused.err;
 }
 
+TEST(KpcaCli, PlanAndDryRunEstimateTheTimeStoredAndMatrixFree) {
+  // Both alternatives with the rates measured on the spot; the one the run
+  // takes marked, the assumption and the rates said.
+  const RunResult plan = run_kembed({"plan", "kpca", "--rows", "8000", "--cols", "64", "-k", "10",
+                                     "--ranks", "2", "--storage", "none"},
+                                    1);
+  ASSERT_TRUE(plan.all_ranks_succeeded()) << plan.describe();
+  EXPECT_TRUE(contains(plan.out, "estimated time of the busiest rank: ")) << plan.out;
+  EXPECT_TRUE(contains(plan.out, " stored (assembly ")) << plan.out;
+  EXPECT_TRUE(contains(plan.out, "matrix-free (12 products of ")) << plan.out;
+  EXPECT_TRUE(contains(plan.out, "centering passes of ")) << plan.out;
+  EXPECT_TRUE(contains(plan.out, ") [this run]\n")) << plan.out;
+  EXPECT_TRUE(contains(plan.out, "assumed: 12 products for the top 10")) << plan.out;
+  EXPECT_TRUE(contains(plan.out, "rates measured here: dgemm 2048 x 64 x 64 ")) << plan.out;
+  EXPECT_TRUE(contains(plan.out, "ranks that each have one core like this one")) << plan.out;
+  const fs::path dir = scratch_dir("dry_run_time");
+  const RunResult dry = run_kembed({"kpca", "--generate", "gaussian", "--rows", "3000", "--cols",
+                                    "8", "--dry-run", "--output-dir", (dir / "out").string()},
+                                   2);
+  ASSERT_TRUE(dry.all_ranks_succeeded()) << dry.describe();
+  // auto stores lower blocks here: the stored estimate is this run's.
+  EXPECT_TRUE(contains(dry.out, "estimated time of the busiest rank: ")) << dry.out;
+  EXPECT_TRUE(contains(dry.out, "b = 24) [this run], ")) << dry.out;
+  EXPECT_FALSE(fs::exists(dir / "out"));
+}
+
 TEST(KpcaCli, MatrixFreeModelTransformsAsTheStoredFitsModel) {
   // The model of a --storage none fit, here from an INI config (`storage = none`,
   // the option's own name), projects new points as the stored fit's model does:

@@ -4,11 +4,12 @@
 // under every metric, on every grid shape the rank count allows and block
 // sizes that leave ranks without rows; then kpca and mds with --storage none
 // against the stored path (eigenvalues, embeddings under the sign rule, the
-// trace and ||.||_F), single precision within its tolerance, and the
-// refusals.
+// trace and ||.||_F), single precision within its tolerance, the
+// refusals, and the plan's time estimate against its model worked by hand.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <random>
 
@@ -17,6 +18,7 @@
 #include "kembed/spectral/kernel_operator.hpp"
 #include "kembed/spectral/kpca.hpp"
 #include "kembed/spectral/mds.hpp"
+#include "kembed/spectral/time_estimate.hpp"
 #include "serial_reference.hpp"
 #include "test_support.hpp"
 
@@ -307,4 +309,66 @@ TEST(MatrixFree, AutoRunsMatrixFreeOnlyWhereNothingStoredFits) {
   const KpcaResult kept = fit_kpca(*file, grid, settings, timer);
   EXPECT_NE(kept.storage, MatrixStorage::none);
   EXPECT_TRUE(kept.storage_note.empty());
+}
+
+TEST(MatrixFree, TimeEstimateFollowsItsModel) {
+  // Rates given, not measured: the estimate is then a closed form. On a 1x1
+  // grid with n = 4096 and nb = 64 the 64 block columns hold 64 * 64 *
+  // (64 + 63 + ... + 1) = 4096 * 2080 = 8,519,680 entries on and below the
+  // block diagonal; d = 64, k = 10: b = max(10 + 4, 24) = 24 for both paths.
+  const MachineRates rates{1e10, 1e9, 1e10, 64};
+  ProblemShape shape{4096, 64, 10, 1, 1, 64, Solver::krylov};
+  shape.lower_storage = true;
+  const double entries = 4096.0 * 2080;
+  const TimeEstimate stored = estimate_time(shape, rates);
+  ASSERT_TRUE(stored.stored_modelled);
+  EXPECT_EQ(stored.stored_width, 24);
+  EXPECT_EQ(stored.free_width, 24);
+  // Recomputing an entry: 128 flops at 1e10/s and one map at 1e9/s = 13.8 ns.
+  EXPECT_NEAR(stored.assembly, entries * 13.8e-9, 1e-12 * entries);
+  EXPECT_NEAR(stored.centering_pass, entries * 13.8e-9, 1e-12 * entries);
+  // Stored product: 8 bytes at 1e10 B/s and 2 uses x 2 x 24 flops = 10.4 ns.
+  EXPECT_NEAR(stored.stored_product, entries * 10.4e-9, 1e-12 * entries);
+  // Matrix-free product: recomputation and 4 x 24 flops = 23.4 ns.
+  EXPECT_NEAR(stored.free_product, entries * 23.4e-9, 1e-12 * entries);
+  EXPECT_NEAR(stored.free_total(), 12 * stored.free_product + 2 * stored.centering_pass, 1e-9);
+  // The same shape planned matrix-free gives the same two alternatives.
+  ProblemShape none = shape;
+  none.matrix_free = true;
+  none.lower_storage = false;
+  const TimeEstimate free = estimate_time(none, rates);
+  EXPECT_DOUBLE_EQ(free.free_product, stored.free_product);
+  EXPECT_DOUBLE_EQ(free.stored_product, stored.stored_product);
+  EXPECT_NE(describe_time_estimate(none, free, rates).find("matrix-free (12 products of"),
+            std::string::npos);
+
+  // n doubled: about 4 times the work per pass (the diagonal blocks, whole
+  // on a 1x1 grid, make it a little less); on 2x2 the busiest rank's share.
+  for (const auto& [p, q] : std::vector<std::pair<int, int>>{{1, 1}, {1, 2}, {2, 2}}) {
+    ProblemShape small{8000, 64, 10, p, q, 64, Solver::krylov};
+    small.matrix_free = true;
+    ProblemShape large = small;
+    large.n = 16000;
+    const TimeEstimate a = estimate_time(small, rates), b = estimate_time(large, rates);
+    EXPECT_GT(b.free_product / a.free_product, 3.9) << p << "x" << q;
+    EXPECT_LE(b.free_product / a.free_product, 4.0) << p << "x" << q;
+    EXPECT_GT(b.stored_product / a.stored_product, 3.9) << p << "x" << q;
+    EXPECT_GT(a.free_product, a.stored_product);
+    for (double t : {a.assembly, a.stored_product, a.free_product, a.centering_pass})
+      EXPECT_TRUE(std::isfinite(t) && t > 0);
+  }
+
+  // Measured here: positive, finite, in well under a second.
+  const auto start = std::chrono::steady_clock::now();
+  const MachineRates here = measure_machine_rates(64);
+  const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+  EXPECT_LT(took.count(), 1.5);
+  EXPECT_EQ(here.gemm_depth, 64);
+  for (double r : {here.gemm_flops, here.map_entries, here.read_bytes})
+    EXPECT_TRUE(std::isfinite(r) && r > 0) << r;
+  const std::string text = describe_time_estimate(shape, estimate_time(shape, here), here);
+  EXPECT_EQ(text.rfind("estimated time of the busiest rank: ", 0), 0u) << text;
+  EXPECT_NE(text.find("stored (assembly"), std::string::npos) << text;
+  EXPECT_NE(text.find("[this run]"), std::string::npos) << text;
+  EXPECT_NE(text.find("GFLOP/s"), std::string::npos) << text;
 }

@@ -5,8 +5,8 @@
 // loop. Matrices with empty rows and columns, tall and wide, split over the
 // ranks in equal, skewed and partly empty row ranges; the operator's
 // products against dense products; truncated SVD against the uncentered
-// X^T X and against scikit-learn's TruncatedSVD and PCA numbers; bad rows and
-// settings fail on every rank.
+// X^T X and against scikit-learn's TruncatedSVD and PCA numbers; the fit over
+// all ranks against the fit on one; bad rows and settings fail on every rank.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -340,6 +340,39 @@ TEST(SparsePca, WhitenedScoresHaveUnitVariance) {
           s2 += fit.embedding[std::size_t(i) * k + a] * fit.embedding[std::size_t(i) * k + b];
         ok = ok && std::abs(s2 / (n - 1) - (a == b ? 1.0 : 0.0)) < 1e-9;
       }
+  EXPECT_TRUE(all_ranks(comm, ok));
+}
+
+// The fit over all ranks (skewed row ranges) against the same fit on rank 0
+// alone (a 1 x 1 grid on MPI_COMM_SELF holding every row): the rank count
+// changes only the order of the sums.
+TEST(SparsePca, AllRanksAgreeWithOneRank) {
+  const Comm comm = Comm::world();
+  const int n = 300, d = 40, k = 4;
+  const auto x = sparse_dense(n, d, 0.1, 17, {4}, {});
+  SparsePcaSettings s;
+  s.components = k;
+  s.standardize = true;
+  s.block_size = 3;
+  BlacsGrid grid(comm, comm.size(), 1);
+  PhaseTimer timer;
+  const SparsePcaResult all =
+      fit_sparse_pca(my_rows(comm, x, n, d, Split::skewed), grid, s, "all.npz", timer);
+  bool ok = true;
+  if (comm.is_root()) {
+    const Comm self = Comm::self();
+    BlacsGrid alone(self, 1, 1);
+    const io::CsrRows every = csr_rows(x, n, d, 0, n);
+    const SparsePcaResult one = fit_sparse_pca(every, alone, s, "one.npz", timer);
+    for (int c = 0; c < k; ++c)
+      ok = ok && std::abs(all.eigenvalues[c] - one.eigenvalues[c]) <= 1e-12 * one.eigenvalues[c];
+    ok = ok &&
+         test::max_abs_diff(all.embedding, one.embedding) <=
+             1e-10 * largest_magnitude(one.embedding) &&
+         test::max_abs_diff(all.components, one.components) <= 1e-10 &&
+         test::max_abs_diff(all.mean, one.mean) <= 1e-14 * largest_magnitude(one.mean) &&
+         std::abs(all.total_variance - one.total_variance) <= 1e-13 * one.total_variance;
+  }
   EXPECT_TRUE(all_ranks(comm, ok));
 }
 

@@ -34,8 +34,14 @@ void report_storage(Json& report, const Comm& comm, const std::string& method,
 /// always the last line.
 std::string describe_plan(const std::string& title, const spectral::ProblemShape& shape, int ranks,
                           double available, const std::string& extra = "");
+/// The estimated time of a kernel PCA or MDS fit of points (shape.d >= 1),
+/// stored and matrix-free, with rates measured on this rank first (about
+/// 0.2 s, no communication): spectral::describe_time_estimate's lines.
+std::string describe_fit_time(const spectral::ProblemShape& shape);
+
 /// Collective: prints the memory plan of an n x n decomposition and the grid
-/// (what --dry-run shows) on rank 0.
+/// (what --dry-run shows) on rank 0; for kpca and mds of points also the
+/// estimated time (describe_fit_time).
 void print_dry_run(const Comm& world, const std::string& method, const spectral::ProblemShape& shape,
                    double max_memory_per_rank);
 

@@ -73,6 +73,12 @@ struct MemoryPlan {
 
 MemoryPlan plan_memory(const ProblemShape& shape);
 
+/// Entries of the n x n matrix that the busiest rank, process (0, 0), holds:
+/// its blocks on and below the block diagonal with lower storage (and, for a
+/// matrix-free shape, those it recomputes in every product), else its whole
+/// local block. The memory plan and the time estimate count with it.
+double busiest_rank_entries(const ProblemShape& shape);
+
 /// Empty if ScaLAPACK (32-bit integers) can run `shape` at all; otherwise why
 /// not: a matrix order beyond 2^31 - 1, pdsyevd's workspace length beyond it,
 /// or a block size whose back-transformation workspace kembed cannot give.
