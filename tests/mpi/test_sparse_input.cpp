@@ -135,6 +135,18 @@ npz('badend.npz', indptr=ptr)
 npz('badshape.npz', shape=(D.shape[0] + 1, D.shape[1]))
 E = sp.csr_matrix(D.shape)
 sp.save_npz('empty.npz', E)
+# zip64 throughout, as an archive over 4 GiB is written: sizes and offsets in
+# the directory's zip64 fields, the end record pointing at the zip64 one.
+import zipfile
+limit = zipfile.ZIP64_LIMIT
+zipfile.ZIP64_LIMIT = 0
+sp.save_npz('zip64.npz', A)
+zipfile.ZIP64_LIMIT = limit
+z = bytearray(open('zip64.npz', 'rb').read())
+assert z[-22:-18] == b'PK\x05\x06' and b'PK\x06\x06' in z
+z[-14:-10] = b'\xff' * 4   # member counts
+z[-10:-2] = b'\xff' * 8    # directory size and offset
+open('zip64.npz', 'wb').write(z)
 
 def csr(g, M, fixed=False, **kw):
     if fixed:
@@ -239,7 +251,7 @@ TEST(SparseInput, MatrixMarketEqualsDense) {
 TEST(SparseInput, NpzEqualsDense) {
   const Comm comm = Comm::world();
   REQUIRE_FIXTURES(comm);
-  for (const char* name : {"plain.npz", "stored.npz", "messy.npz", "wide.npz"}) expect_dense(comm, dir + "/" + name, "");
+  for (const char* name : {"plain.npz", "stored.npz", "messy.npz", "wide.npz", "zip64.npz"}) expect_dense(comm, dir + "/" + name, "");
   expect_dense(comm, dir + "/int16.npz", "", 4.0);
 }
 
