@@ -17,20 +17,37 @@ CsrRows canonical_rows(RawCsrRows raw, const EntryNames& names) {
   for (std::int64_t i = 0; i < local_rows; ++i) {
     for (std::int64_t k = raw.offsets[static_cast<std::size_t>(i)]; k < raw.offsets[static_cast<std::size_t>(i) + 1]; ++k) {
       const std::int64_t c = raw.columns[static_cast<std::size_t>(k)];
+      const double v = raw.values[static_cast<std::size_t>(k)];
+      if (c >= 0 && c < raw.cols && std::isfinite(v)) continue;
       const std::string entry = std::to_string(names.first_entry + k);
       if (c < 0 || c >= raw.cols)
         throw Error(names.indices + "[" + entry + "] (row " + row_of(i) + "): column " + std::to_string(c + base) +
                     " is outside " + std::to_string(base) + ".." + std::to_string(raw.cols - 1 + base));
-      const double v = raw.values[static_cast<std::size_t>(k)];
-      if (!std::isfinite(v))
-        throw Error(names.values + "[" + entry + "] (row " + row_of(i) + ", column " + std::to_string(c + base) +
-                    "): non-finite value (" + std::to_string(v) + ")");
+      throw Error(names.values + "[" + entry + "] (row " + row_of(i) + ", column " + std::to_string(c + base) +
+                  "): non-finite value (" + std::to_string(v) + ")");
     }
   }
   CsrRows out;
   out.rows = raw.rows;
   out.cols = raw.cols;
   out.first_row = raw.first_row;
+  bool all_canonical = true;
+  for (std::int64_t i = 0; i < local_rows && all_canonical; ++i)
+    for (std::int64_t k = raw.offsets[static_cast<std::size_t>(i)] + 1; k < raw.offsets[static_cast<std::size_t>(i) + 1]; ++k)
+      if (raw.columns[static_cast<std::size_t>(k) - 1] >= raw.columns[static_cast<std::size_t>(k)]) {
+        all_canonical = false;
+        break;
+      }
+  if (all_canonical) {
+    // The usual file (scipy and anndata write canonical rows): the values
+    // and offsets are kept as read, the columns narrowed, with no second
+    // copy of the values at any time.
+    out.columns.assign(raw.columns.begin(), raw.columns.end());
+    raw.columns = {};
+    out.values = std::move(raw.values);
+    out.offsets = std::move(raw.offsets);
+    return out;
+  }
   out.offsets.assign(1, 0);
   out.offsets.reserve(static_cast<std::size_t>(local_rows) + 1);
   out.columns.reserve(raw.columns.size());

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <type_traits>
 
 #include "io/csr_canonical.hpp"
 #include "io/csr_row_split.hpp"
@@ -33,6 +34,41 @@ std::string npz_shape_text(const std::vector<std::int64_t>& shape) {
   std::string s = "(";
   for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
   return s + (shape.size() == 1 ? ",)" : ")");
+}
+
+/// Appends `n` little-endian elements of type In at `p` to `out` (the host
+/// is little-endian: npz_element refuses the others).
+template <class In, class T>
+void npz_widen(const unsigned char* p, std::int64_t n, std::vector<T>& out) {
+  const std::size_t at = out.size();
+  out.resize(at + static_cast<std::size_t>(n));
+  T* to = out.data() + at;  // a plain loop over a sized array vectorizes; push_back did not
+  for (std::int64_t i = 0; i < n; ++i) {
+    In v;
+    std::memcpy(&v, p + i * static_cast<std::int64_t>(sizeof(In)), sizeof(In));
+    if constexpr (std::is_same_v<In, std::uint64_t> && std::is_same_v<T, std::int64_t>)
+      // Above 2^63 - 1 becomes 2^63 - 1, which every range check refuses.
+      to[i] = static_cast<T>(std::min<std::uint64_t>(v, std::numeric_limits<std::int64_t>::max()));
+    else
+      to[i] = static_cast<T>(v);
+  }
+}
+
+/// Appends `n` elements of type `t` at `p` to `out`, converted to T.
+template <class T>
+void npz_convert(const unsigned char* p, std::int64_t n, const NpzElement& t, std::vector<T>& out) {
+  switch (t.kind * 16 + t.size) {
+    case 'f' * 16 + 4: return npz_widen<float>(p, n, out);
+    case 'f' * 16 + 8: return npz_widen<double>(p, n, out);
+    case 'i' * 16 + 1: return npz_widen<std::int8_t>(p, n, out);
+    case 'i' * 16 + 2: return npz_widen<std::int16_t>(p, n, out);
+    case 'i' * 16 + 4: return npz_widen<std::int32_t>(p, n, out);
+    case 'i' * 16 + 8: return npz_widen<std::int64_t>(p, n, out);
+    case 'u' * 16 + 2: return npz_widen<std::uint16_t>(p, n, out);
+    case 'u' * 16 + 4: return npz_widen<std::uint32_t>(p, n, out);
+    case 'u' * 16 + 8: return npz_widen<std::uint64_t>(p, n, out);
+    default: return npz_widen<std::uint8_t>(p, n, out);  // 'u' and 'b' of one byte
+  }
 }
 
 /// One member .npy of the archive, its header read and checked, positioned
@@ -91,16 +127,17 @@ class NpzMember {
 
   void skip(std::int64_t elements, const NpzElement& t) { reader_.skip(elements * t.size); }
 
-  /// The next `count` elements converted by `convert(bytes, i)`, appended to `out`.
-  template <class T, class Convert>
-  void read(std::int64_t count, const NpzElement& t, std::vector<T>& out, Convert convert) {
+  /// The next `count` elements, converted to T (int64 or double), appended
+  /// to `out`, one bounded chunk at a time.
+  template <class T>
+  void read(std::int64_t count, const NpzElement& t, std::vector<T>& out) {
     std::vector<unsigned char> buffer(static_cast<std::size_t>(std::min<std::int64_t>(count * t.size, npz_chunk_bytes)));
     out.reserve(out.size() + static_cast<std::size_t>(count));
     const std::int64_t per_chunk = std::max<std::int64_t>(1, static_cast<std::int64_t>(buffer.size()) / t.size);
     while (count > 0) {
       const std::int64_t n = std::min(count, per_chunk);
       reader_.read(buffer.data(), n * t.size);
-      for (std::int64_t i = 0; i < n; ++i) out.push_back(convert(buffer.data() + i * t.size, t));
+      npz_convert(buffer.data(), n, t, out);
       count -= n;
     }
   }
@@ -117,39 +154,6 @@ class NpzMember {
   ZipMemberReader reader_;
   NpyArrayHeader header_;
 };
-
-std::uint64_t npz_bits(const unsigned char* p, int size) {
-  std::uint64_t v = 0;
-  for (int i = size - 1; i >= 0; --i) v = (v << 8) | p[i];
-  return v;
-}
-
-/// An integer element as int64 (unsigned values above 2^63 - 1 become
-/// 2^63 - 1, which every range check then refuses).
-std::int64_t npz_int64(const unsigned char* p, const NpzElement& t) {
-  const std::uint64_t bits = npz_bits(p, t.size);
-  if (t.kind == 'u' || t.kind == 'b')
-    return bits > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())
-               ? std::numeric_limits<std::int64_t>::max()
-               : static_cast<std::int64_t>(bits);
-  const int shift = 64 - 8 * t.size;  // sign-extend
-  return static_cast<std::int64_t>(bits << shift) >> shift;
-}
-
-double npz_double(const unsigned char* p, const NpzElement& t) {
-  if (t.kind == 'f') {
-    if (t.size == 4) {
-      float f = 0;
-      std::memcpy(&f, p, 4);
-      return f;
-    }
-    double d = 0;
-    std::memcpy(&d, p, 8);
-    return d;
-  }
-  if (t.kind == 'u' || t.kind == 'b') return static_cast<double>(npz_bits(p, t.size));
-  return static_cast<double>(npz_int64(p, t));
-}
 
 /// The text of format.npy: a 0-d bytes ('|S3', scipy) or str ('<U3') array.
 std::string npz_format_text(NpzMember& member) {
@@ -187,6 +191,7 @@ CsrRows read_npz_csr(const std::string& path, const Comm& comm) {
   std::vector<std::int64_t> indptr;
   NpzElement index_type, data_type;
   collectively(comm, [&] {
+    if (!host_is_little_endian()) throw Error(path + ": .npz files are read on little-endian machines only");
     zip = std::make_unique<ZipArchive>(path);
     {
       // The format first: a COO or DIA matrix has other members.
@@ -205,7 +210,7 @@ CsrRows read_npz_csr(const std::string& path, const Comm& comm) {
       const NpzElement t = shape.element_type("iu", "an integer type");
       if (shape.vector_length(t) != 2) throw Error(shape.where() + ": expected 2 values (rows, columns)");
       std::vector<std::int64_t> extent;
-      shape.read(2, t, extent, npz_int64);
+      shape.read(2, t, extent);
       rows = extent[0];
       cols = extent[1];
       if (rows < 0 || cols < 0) throw Error(shape.where() + ": negative extent in shape (" + std::to_string(rows) + ", " + std::to_string(cols) + ")");
@@ -229,7 +234,7 @@ CsrRows read_npz_csr(const std::string& path, const Comm& comm) {
     if (length != rows + 1)
       throw Error(pointers.where() + ": has " + std::to_string(length) + " values, but the shape (" +
                   std::to_string(rows) + ", " + std::to_string(cols) + ") needs " + std::to_string(rows + 1));
-    pointers.read(length, t, indptr, npz_int64);
+    pointers.read(length, t, indptr);
     const std::string bad = indptr_problem(indptr, entries, pointers.where());
     if (!bad.empty()) throw Error(bad);
   });
@@ -249,12 +254,12 @@ CsrRows read_npz_csr(const std::string& path, const Comm& comm) {
     {
       NpzMember indices(*zip, npz_member(*zip, "indices.npy"));
       indices.skip(first, index_type);
-      indices.read(count, index_type, raw.columns, npz_int64);
+      indices.read(count, index_type, raw.columns);
     }
     {
       NpzMember data(*zip, npz_member(*zip, "data.npy"));
       data.skip(first, data_type);
-      data.read(count, data_type, raw.values, npz_double);
+      data.read(count, data_type, raw.values);
     }
     EntryNames names;
     names.file = path;
