@@ -9,6 +9,8 @@
 #include "io/read_only_file.hpp"
 #include "io/text_matrix_file.hpp"
 #include "kembed/core/error.hpp"
+#include "kembed/io/sparse_matrix_file.hpp"
+#include "kembed/io/sparse_matrix_input.hpp"
 #ifdef KEMBED_HAVE_HDF5
 #include "io/hdf5_matrix_file.hpp"
 #endif
@@ -88,6 +90,19 @@ std::unique_ptr<MatrixFile> open_matrix_file(const Comm& comm, const std::string
   const std::string& path = split.first;
   const std::string& named_dataset = split.second;
   const std::string ext = extension_of(path);
+  // Sparse files (.h5ad, .npz, .mtx, or a Matrix Market banner) are read as
+  // CSR rows; commands without a sparse path get the rows they ask for dense.
+  int sparse = 0;
+  collectively(comm, [&] {
+    if (comm.is_root()) sparse = is_sparse_file(path) ? 1 : 0;
+  });
+  comm.broadcast(&sparse, 1);
+  if (sparse) {
+    const std::string given = text_only_options(hints.text);
+    if (!given.empty())
+      throw Error(path + ": " + given + ": only for text input, not for a sparse matrix file");
+    return SparseMatrixInput::open(comm, path, hints.dataset.empty() ? named_dataset : hints.dataset);
+  }
   // Rank 0 looks at the first bytes of a file that is not .npy or .bin, so
   // that HDF5 is recognized whatever its name and a compressed or binary file
   // is named instead of parsed as text.

@@ -1,0 +1,38 @@
+#pragma once
+/// @file A sparse file (AnnData .h5ad, scipy .npz, Matrix Market .mtx) seen
+/// as a MatrixFile: every command can read it, densifying only the rows each
+/// rank asks for, and the commands with a sparse path (pca) take its CSR rows
+/// instead, never forming the dense matrix.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kembed/io/csr_rows.hpp"
+#include "kembed/io/matrix_file.hpp"
+#include "kembed/mpi/comm.hpp"
+
+namespace kembed::io {
+
+class SparseMatrixInput : public MatrixFile {
+ public:
+  /// Collective: reads the file's CSR rows (read_csr: rows balanced by
+  /// stored entries over the ranks of `comm`); `dataset` as --dataset.
+  static std::unique_ptr<SparseMatrixInput> open(const Comm& comm, const std::string& path,
+                                                 const std::string& dataset);
+
+  std::string format() const override { return format_; }
+  /// Collective: the asked rows, dense, moved from the ranks that hold them
+  /// (one all-to-all of the rows themselves; nothing else densified).
+  std::vector<double> read_rows(const std::vector<RowRange>& ranges) override;
+
+  /// This rank's rows, as read.
+  const CsrRows& csr() const { return csr_; }
+
+ private:
+  SparseMatrixInput(const Comm& comm, std::string path, std::string format, CsrRows csr);
+  const Comm& comm_;
+  std::string format_;
+  CsrRows csr_;
+};
+
+}  // namespace kembed::io
