@@ -5,12 +5,15 @@
 #include <optional>
 
 #include "kembed/app/driver.hpp"
+#include "kembed/core/data_fingerprint.hpp"
 #include "kembed/core/error.hpp"
 #include "kembed/io/csv_writer.hpp"
 #include "kembed/io/model.hpp"
+#include "kembed/io/sparse_matrix_input.hpp"
 #include "kembed/spectral/pca.hpp"
 #include "kembed/spectral/pca_inverse.hpp"
 #include "kembed/spectral/pca_likelihood.hpp"
+#include "kembed/spectral/sparse_pca.hpp"
 
 namespace kembed::app {
 
@@ -25,6 +28,7 @@ struct PcaOptions {
   double variance = 0;  ///< 0: not given
   bool standardize = false;
   bool whiten = false;
+  bool center = true;
   PcaRoute route = PcaRoute::automatic;
 
   static po::options_description description() {
@@ -36,6 +40,8 @@ struct PcaOptions {
         ("standardize", po::bool_switch(), "divide each centered column by its sample standard "
          "deviation (n-1), i.e. PCA of the correlation matrix")
         ("whiten", po::bool_switch(), "scale every component to unit sample variance")
+        ("no-center", po::bool_switch(), "truncated SVD (LSA): keep the column means in "
+         "(sparse input: .h5ad, .npz, .mtx)")
         ("route", po::value<std::string>()->default_value("auto"),
          "auto (covariance when n >= d, else gram), covariance (d x d) or gram (n x n)");
     // clang-format on
@@ -52,7 +58,10 @@ struct PcaOptions {
     }
     standardize = vm["standardize"].as<bool>();
     whiten = vm["whiten"].as<bool>();
+    center = !vm["no-center"].as<bool>();
     route = parse_pca_route(vm["route"].as<std::string>());
+    if (!center && whiten)
+      throw Error("--whiten needs centered data: not with --no-center");
   }
 };
 
@@ -87,7 +96,7 @@ PpcaParameters ppca_of(const PcaResult& r) { return {r.d, r.explained_variance, 
 // Collective: writes model/ into the staging directory; with d <= 4096 it
 // holds the d x d covariance and (when C is regular) precision of the
 // probabilistic PCA, formed on rank 0 one at a time.
-void save_model(Run& run, const PcaResult& r, const PcaSettings& settings) {
+void save_model(Run& run, const PcaResult& r, const PcaSettings& settings, bool centered) {
   const std::string dir = run.staged_path("model");
   Json manifest = run.manifest_header();
   manifest["format_version"] = io::kPcaModelFormatVersion;
@@ -95,6 +104,7 @@ void save_model(Run& run, const PcaResult& r, const PcaSettings& settings) {
   manifest["d"] = r.d;
   manifest["k"] = r.k;
   manifest["standardize"] = settings.standardize;
+  manifest["center"] = centered;
   manifest["whiten"] = settings.whiten;
   manifest["route"] = pca_route_name(r.route);
   manifest["components_orientation"] = "k x d";
@@ -112,7 +122,7 @@ void save_model(Run& run, const PcaResult& r, const PcaSettings& settings) {
     const std::vector<double> axes = axes_as_rows(r);
     writer.add("components", {r.k, r.d, axes});
     writer.add_vector("eigenvalues", r.explained_variance);
-    if (r.d <= kPcaCovarianceMaxFeatures) {
+    if (centered && r.d <= kPcaCovarianceMaxFeatures) {
       const PpcaParameters ppca = ppca_of(r);
       writer.add("covariance", {r.d, r.d, ppca_covariance(ppca, axes)});
       if (ppca_undefined_reason(ppca).empty())
@@ -120,6 +130,73 @@ void save_model(Run& run, const PcaResult& r, const PcaSettings& settings) {
     }
     writer.finish(manifest);
   });
+}
+
+// A fit of sparse input in the dense fit's terms: the model, the tables and
+// run.json are written by the same code; the scores come gathered on rank 0.
+struct SparseFit {
+  PcaResult result;
+  std::vector<double> embedding;        ///< rank 0: n x k row-major
+  std::vector<double> singular_values;  ///< of Xc S^{-1} (or X S^{-1} without centering)
+  std::int64_t stored_entries = 0;
+};
+
+// The fingerprint of the stored entries alone: the dense fingerprint's terms
+// (core/data_fingerprint.hpp) at their row-major positions, summed over the
+// ranks; the zeros are left out, so the pass is O(stored entries).
+std::string stored_entries_fingerprint(const io::CsrRows& x, const Comm& comm) {
+  std::uint64_t sum = 0;
+  for (std::int64_t i = 0; i < x.local_rows(); ++i)
+    for (std::int64_t e = x.offsets[i]; e < x.offsets[i + 1]; ++e)
+      sum += fingerprint_term(x.values[e],
+                              static_cast<std::uint64_t>((x.first_row + i) * x.cols + x.columns[e]));
+  return fingerprint_hex(comm.sum_modular(sum));
+}
+
+SparseFit fit_sparse(Run& run, const io::SparseMatrixInput& input, const PcaSettings& settings,
+                     bool center) {
+  const std::string& path = input.path();
+  if (settings.variance > 0)
+    throw Error("--variance needs the whole spectrum (--solver evd), which sparse input (" + path +
+                ") does not compute: give --components");
+  if (settings.route == PcaRoute::gram)
+    throw Error("--route gram: sparse input (" + path +
+                ") runs on the d x d covariance applied as an operator (--route auto or covariance)");
+  if (settings.solver != Solver::automatic && settings.solver != Solver::krylov)
+    throw Error("sparse input (" + path + ") needs --solver krylov (or auto): --solver " +
+                solver_name(settings.solver) + " works on a stored matrix");
+  SparsePcaSettings s;
+  s.components = settings.components;
+  s.center = center;
+  s.standardize = settings.standardize;
+  s.whiten = settings.whiten;
+  s.block_size = settings.block_size;
+  s.krylov = settings.krylov;
+  SparsePcaResult f = fit_sparse_pca(input.csr(), run.grid(), s, path, run.timer());
+  SparseFit fit;
+  PcaResult& r = fit.result;
+  r.n = f.n;
+  r.d = f.d;
+  r.k = f.k;
+  r.route = PcaRoute::covariance;
+  r.data_fingerprint = stored_entries_fingerprint(input.csr(), run.world());
+  // The model projects (Y - mean) / scale: without centering the mean is 0.
+  r.mean = center ? f.mean : std::vector<double>(f.mean.size(), 0.0);
+  r.scale = std::move(f.scale);
+  r.explained_variance = std::move(f.explained_variance);
+  r.explained_ratio = std::move(f.explained_ratio);
+  r.total_variance = f.total_variance;
+  r.noise_variance = f.noise_variance;
+  r.residuals = std::move(f.residuals);
+  r.solver_used = std::move(f.solver_used);
+  r.solver_note = std::move(f.solver_note);
+  r.iterations = f.iterations;
+  r.matvecs = f.matvecs;
+  r.components = std::move(f.components);
+  fit.embedding = std::move(f.embedding);
+  fit.singular_values = std::move(f.singular_values);
+  fit.stored_entries = run.world().sum(static_cast<long long>(input.csr().nonzeros()));
+  return fit;
 }
 
 }  // namespace
@@ -160,16 +237,30 @@ void run_pca(const po::variables_map& vm, const Comm& world) {
     PcaSettings with_progress = settings;
     with_progress.krylov = run.krylov(solve);
     const std::int64_t n = run.input().rows(), d = run.input().cols();
-    with_progress.block_size =
-        run.use_block_size_for(resolve_route(settings.route, n, d) == PcaRoute::gram ? n : d);
-    const PcaResult result = fit_pca(run.input(), run.grid(), with_progress, run.timer());
+    // Decided here, once: sparse input takes the operator path, dense input
+    // the stored covariance or Gram matrix.
+    const auto* sparse = dynamic_cast<const io::SparseMatrixInput*>(&run.input());
+    if (!sparse && !pca.center)
+      throw Error("--no-center (truncated SVD) is for sparse input (.h5ad, .npz, .mtx): " +
+                  run.input().path() + " is dense");
+    with_progress.block_size = run.use_block_size_for(
+        !sparse && resolve_route(settings.route, n, d) == PcaRoute::gram ? n : d);
+    SparseFit fit;
+    if (sparse)
+      fit = fit_sparse(run, *sparse, with_progress, pca.center);
+    else
+      fit.result = fit_pca(run.input(), run.grid(), with_progress, run.timer());
+    const PcaResult& result = fit.result;
     const int k = result.k;
     run.solver(solve, {result.solver_used, result.solver_note, result.iterations, result.matvecs,
                        result.estimated_peak_bytes, result.memory_limit_bytes});
 
     run.timer().start("write");
     const auto columns = io::numbered_columns("c", k);
-    run.write_rows("embedding.csv", columns, *result.embedding);
+    if (sparse)
+      run.write_rows("embedding.csv", columns, fit.embedding);
+    else
+      run.write_rows("embedding.csv", columns, *result.embedding);
     run.write("eigenvalues.csv", [&] { return eigenvalues_csv(result); });
     run.write("components.csv", [&] {
       auto names = feature_names(run);
@@ -177,7 +268,7 @@ void run_pca(const po::variables_map& vm, const Comm& world) {
       return io::format_csv(names, axes_as_rows(result), "component", columns);
     });
     run.timer().start("model");
-    save_model(run, result, settings);
+    save_model(run, result, settings, pca.center);
 
     Json& report = run.report;
     report["route"] = pca_route_name(result.route);
@@ -193,20 +284,31 @@ void run_pca(const po::variables_map& vm, const Comm& world) {
     }
     report["standardize"] = pca.standardize;
     report["whiten"] = pca.whiten;
-    report["centering"] = pca.standardize
-                              ? "column means removed, columns divided by their sample std (n-1)"
-                              : "column means removed";
+    report["center"] = pca.center;
+    const std::string scaled = pca.standardize ? ", columns divided by their sample std (n-1)" : "";
+    if (sparse) {
+      report["input_storage"] = "sparse (" + sparse->format() +
+                                "): CSR rows, centering and scaling applied implicitly in every "
+                                "product; the dense matrix is never formed";
+      report["stored_entries"] = fit.stored_entries;
+    }
+    report["centering"] = pca.center ? "column means removed" + scaled
+                                     : "none (truncated SVD)" + scaled;
     report["eigenvalues"] = result.explained_variance;
     report["eigenvalue_definition"] =
-        "explained variance lambda_j / (n-1), lambda_j eigenvalue of Xc^T Xc (= of Xc Xc^T)";
+        pca.center ? "explained variance lambda_j / (n-1), lambda_j eigenvalue of Xc^T Xc (= of "
+                     "Xc Xc^T)"
+                   : "variance (n denominator) of score column j, scikit-learn's TruncatedSVD "
+                     "explained_variance_ (the data are not centered)";
     report["explained_variance_ratio"] = result.explained_ratio;
     std::vector<double> cumulative;
     double sum = 0;
     for (double r : result.explained_ratio) cumulative.push_back(sum += r);
     report["cumulative_explained_variance_ratio"] = cumulative;
-    std::vector<double> singular;
-    for (double v : result.explained_variance)
-      singular.push_back(std::sqrt(v * static_cast<double>(result.n - 1)));
+    std::vector<double> singular = fit.singular_values;
+    if (!sparse)
+      for (double v : result.explained_variance)
+        singular.push_back(std::sqrt(v * static_cast<double>(result.n - 1)));
     report["singular_values"] = singular;
     report["total_variance"] = result.total_variance;
     report["total_variance_definition"] =
@@ -216,7 +318,9 @@ void run_pca(const po::variables_map& vm, const Comm& world) {
         "probabilistic PCA (Tipping & Bishop) as scikit-learn estimates it (noise_variance_): "
         "mean of the min(n, d) - k discarded explained variances (0 when k = min(n, d))";
     const PpcaParameters ppca = ppca_of(result);
-    if (const std::string why = ppca_undefined_reason(ppca); why.empty()) {
+    if (!pca.center) {
+      report["log_likelihood_note"] = "not computed: the probabilistic PCA model needs centered data";
+    } else if (const std::string why = ppca_undefined_reason(ppca); why.empty()) {
       report["log_likelihood"] = ppca_training_log_likelihood(ppca, n, result.total_variance);
       report["log_likelihood_definition"] =
           "mean log-likelihood of the training samples under the probabilistic PCA "
@@ -226,7 +330,10 @@ void run_pca(const po::variables_map& vm, const Comm& world) {
     } else {
       report["log_likelihood_note"] = "not computed: " + why;
     }
-    if (d > kPcaCovarianceMaxFeatures)
+    if (!pca.center)
+      report["covariance_note"] = "model/covariance.npy and model/precision.npy: not written "
+                                  "without centering";
+    else if (d > kPcaCovarianceMaxFeatures)
       report["covariance_note"] =
           "model/covariance.npy and model/precision.npy are written only for d <= " +
           std::to_string(kPcaCovarianceMaxFeatures) + " (here d = " + std::to_string(d) + ")";
@@ -234,9 +341,12 @@ void run_pca(const po::variables_map& vm, const Comm& world) {
       report["covariance_note"] = "model/precision.npy not written: " + ppca_undefined_reason(ppca);
     if (!result.spectrum.empty()) report["spectrum"] = result.spectrum;
     report["relative_residuals"] = result.residuals;
-    report["residual_definition"] = result.route == PcaRoute::covariance
-                                        ? "||C u - lambda u||_2 / ||C||_F, C = Xc^T Xc / (n-1)"
-                                        : "||G v - lambda v||_2 / ||G||_F, G = Xc Xc^T / (n-1)";
+    report["residual_definition"] =
+        sparse ? "||C u - lambda u||_2 / trace(C), C = Xc^T Xc / (n-1) (X^T X / (n-1) without "
+                 "centering) applied as an operator; trace(C) >= ||C||_F"
+        : result.route == PcaRoute::covariance
+            ? "||C u - lambda u||_2 / ||C||_F, C = Xc^T Xc / (n-1)"
+            : "||G v - lambda v||_2 / ||G||_F, G = Xc Xc^T / (n-1)";
     report["sign_convention"] =
         "largest |entry| of each embedding column is positive; the axis (row) in "
         "components.csv is flipped with it";

@@ -788,3 +788,134 @@ TEST(PcaCli, NoCovarianceAbove4096FeaturesButScoreStillWorks) {
   for (double v : samples.values) mean += v / static_cast<double>(n);
   EXPECT_LT(rel(mean, rep.value("log_likelihood", 0.0)), 1e-10);
 }
+
+namespace {
+
+/// A 60 x 8 matrix with about two thirds of its entries zero, every column
+/// varying, and its Matrix Market file (coordinate real general, 1-based,
+/// entries in column-major order, as scipy.io.mmwrite writes them).
+Matrix sparse_fixture(std::string& mtx) {
+  const std::size_t n = 60, d = 8;
+  Matrix x = zeros(n, d);
+  std::size_t stored = 0;
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t t = 0; t < d; ++t)
+      if ((i * 7 + t * 3) % 3 == 0 || (i + t) % 11 == 0) {
+        x(i, t) = 1.0 + static_cast<double>((i * (t + 2)) % 5) + 0.25 * static_cast<double>(t);
+        ++stored;
+      }
+  std::ostringstream out;
+  out << "%%MatrixMarket matrix coordinate real general\n% kembed test\n"
+      << n << " " << d << " " << stored << "\n";
+  for (std::size_t t = 0; t < d; ++t)
+    for (std::size_t i = 0; i < n; ++i)
+      if (x(i, t) != 0) out << i + 1 << " " << t + 1 << " " << format_g17(x(i, t)) << "\n";
+  mtx = out.str();
+  return x;
+}
+
+}  // namespace
+
+// Sparse input end to end: `kembed pca` on a Matrix Market file takes the
+// operator path (run.json says so) and gives the dense reference's PCA at 1
+// and 4 ranks; --no-center gives the singular values of X itself; the model
+// places the training rows again at another rank count; the options a sparse
+// fit cannot honour are refused on every rank without output.
+TEST(PcaCli, SparseInputIsThePcaOfItsDenseMatrix) {
+  const fs::path dir = scratch_dir("pca_sparse");
+  std::string mtx;
+  const Matrix x = sparse_fixture(mtx);
+  const std::size_t n = x.rows, d = x.cols;
+  const int k = 3;
+  write_file(dir / "x.mtx", mtx);
+  write_file(dir / "x.npy", npy_header(n, d) + raw_doubles(x));
+
+  // Reference: the covariance's eigenpairs, Z = Xc U with the sign convention.
+  const Moments m = moments(x);
+  std::vector<double> values;
+  Matrix vectors;
+  jacobi_eigen(m.covariance, values, vectors);
+  Matrix z = zeros(n, k);
+  for (std::size_t i = 0; i < n; ++i)
+    for (int j = 0; j < k; ++j)
+      for (std::size_t t = 0; t < d; ++t) z(i, j) += m.centered(i, t) * vectors(t, j);
+  const Matrix z_fixed = with_sign_convention(z);
+  double total = 0;
+  for (double v : values) total += v;
+  long long stored = 0;
+  for (double v : x.v) stored += v != 0;
+
+  for (int np : {1, 4}) {
+    SCOPED_TRACE("np " + std::to_string(np));
+    const fs::path out = dir / ("fit" + std::to_string(np));
+    RUN_OK(r,
+           (std::vector<std::string>{"pca", "--input", (dir / "x.mtx").string(), "--components",
+                                     "3", "--block-size", "3", "--output-dir", out.string()}),
+           np);
+    const PcaOutput o = read_pca_output(out, n, d, k, numbered("x", static_cast<int>(d)));
+    EXPECT_LT(max_abs_diff(o.embedding, z_fixed), 1e-9);
+    EXPECT_LT(max_rel_diff(o.eigenvalues, {values[0], values[1], values[2]}), 1e-10);
+    EXPECT_LT(max_rel_diff(o.ratios, {values[0] / total, values[1] / total, values[2] / total}),
+              1e-10);
+    EXPECT_EQ(o.report["input"].value("format", ""), "mtx");
+    EXPECT_TRUE(contains(o.report.value("input_storage", ""), "sparse")) << o.report.dump();
+    EXPECT_EQ(o.report.value("stored_entries", 0LL), stored);
+    EXPECT_EQ(o.report.value("solver_used", ""), "krylov");
+    EXPECT_NEAR(o.report.value("total_variance", 0.0), total, 1e-12 * total);
+  }
+
+  // The model of the sparse fit places the training rows (read dense from
+  // the .npy) where the fit put them.
+  const Matrix again = transform(dir / "fit1" / "model", dir / "x.npy", dir / "again", 3, k);
+  EXPECT_LT(max_abs_diff(again, z_fixed), 1e-9);
+
+  // --no-center: truncated SVD. The singular values are those of X: the
+  // square roots of the eigenvalues of X^T X.
+  Matrix gram = zeros(d, d);
+  for (std::size_t a = 0; a < d; ++a)
+    for (std::size_t b = 0; b < d; ++b)
+      for (std::size_t i = 0; i < n; ++i) gram(a, b) += x(i, a) * x(i, b);
+  std::vector<double> squares;
+  Matrix axes;
+  jacobi_eigen(gram, squares, axes);
+  {
+    const fs::path out = dir / "svd";
+    RUN_OK(r,
+           (std::vector<std::string>{"pca", "--input", (dir / "x.mtx").string(), "--components",
+                                     "3", "--no-center", "--output-dir", out.string()}),
+           2);
+    const Json report = Json::parse(read_file(out / "run.json"));
+    std::vector<double> singular;
+    for (const auto& v : report["singular_values"]) singular.push_back(v.get<double>());
+    EXPECT_LT(max_rel_diff(singular, {std::sqrt(squares[0]), std::sqrt(squares[1]),
+                                      std::sqrt(squares[2])}),
+              1e-10);
+    EXPECT_EQ(report.value("center", true), false);
+    const Json manifest = Json::parse(read_file(out / "model" / "manifest.json"));
+    EXPECT_EQ(manifest.value("center", true), false);
+    EXPECT_FALSE(fs::exists(out / "model" / "covariance.npy"));
+  }
+
+  struct Case {
+    std::vector<std::string> args;
+    std::string expected;
+  };
+  const std::string sparse = (dir / "x.mtx").string();
+  const std::vector<Case> cases = {
+      {{"--input", sparse, "--solver", "evd"}, "needs --solver krylov (or auto)"},
+      {{"--input", sparse, "--variance", "0.5"}, "--variance needs the whole spectrum"},
+      {{"--input", sparse, "--route", "gram"}, "--route gram: sparse input"},
+      {{"--input", (dir / "x.npy").string(), "--no-center"}, "--no-center (truncated SVD) is for "
+                                                             "sparse input"},
+      {{"--input", sparse, "--no-center", "--whiten"}, "--whiten needs centered data"},
+  };
+  for (const Case& c : cases) {
+    const fs::path out = dir / "refused";
+    const RunResult r =
+        run_kembed(concat(concat({"pca"}, c.args), {"--output-dir", out.string()}), 2);
+    EXPECT_FALSE(r.timed_out()) << r.describe();
+    EXPECT_TRUE(r.no_rank_succeeded()) << r.describe();
+    EXPECT_TRUE(contains(r.err, c.expected)) << r.describe();
+    EXPECT_FALSE(fs::exists(out)) << r.describe();
+  }
+}
