@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <utility>
 
 #include "kembed/core/error.hpp"
 
@@ -30,7 +31,7 @@ std::uint64_t zip_little(const unsigned char* p, int bytes) {
 /// Bounds-checked zip_little-endian fields of a byte range.
 class ZipFields {
  public:
-  ZipFields(const std::vector<unsigned char>& bytes, const std::string& where) : bytes_(bytes), where_(where) {}
+  ZipFields(const std::vector<unsigned char>& bytes, std::string where) : bytes_(bytes), where_(std::move(where)) {}
   std::uint64_t at(std::int64_t offset, int width) const {
     if (offset < 0 || offset + width > static_cast<std::int64_t>(bytes_.size()))
       throw Error(where_ + ": truncated or corrupt zip archive (a record runs past its end)");
@@ -39,7 +40,7 @@ class ZipFields {
 
  private:
   const std::vector<unsigned char>& bytes_;
-  const std::string& where_;
+  std::string where_;
 };
 
 std::vector<unsigned char> zip_read_range(const ReadOnlyFile& file, std::int64_t offset, std::int64_t count) {
