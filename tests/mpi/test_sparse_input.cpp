@@ -174,6 +174,10 @@ with h5py.File('cells.h5ad', 'w') as f:
     f['layers/badptr/data'] = A.data; f['layers/badptr/indices'] = A.indices
     g = f.create_group('layers/badcol'); csr(g, A); del g['indices']; g['indices'] = bad
     g = f.create_group('layers/noshape'); csr(g, A); del g.attrs['shape']
+    # anndata before 0.7 (h5sparse): h5sparse_format and h5sparse_shape.
+    g = f.create_group('layers/legacy'); csr(g, A)
+    g.attrs['h5sparse_format'] = 'csr'; g.attrs['h5sparse_shape'] = np.array(A.shape)
+    del g.attrs['encoding-type'], g.attrs['encoding-version'], g.attrs['shape']
 )PY");
       const std::string command = "/usr/bin/python3 " + where + "/make.py " + where;
       ok = std::system(command.c_str()) == 0 ? 1 : 0;
@@ -259,7 +263,7 @@ TEST(SparseInput, H5adEqualsDense) {
   const Comm comm = Comm::world();
   REQUIRE_FIXTURES(comm);
   const std::string file = dir + "/cells.h5ad";
-  for (const char* group : {"", "X", "/X", "/layers/messy", "/raw/X", "/layers/gzip"}) expect_dense(comm, file, group);
+  for (const char* group : {"", "X", "/X", "/layers/messy", "/raw/X", "/layers/gzip", "/layers/legacy"}) expect_dense(comm, file, group);
 }
 
 TEST(SparseInput, RowsBalancedByStoredEntries) {
