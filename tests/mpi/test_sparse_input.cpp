@@ -130,6 +130,8 @@ bad = A.indices.copy(); bad[7] = D.shape[1]
 npz('badcol.npz', indices=bad)
 nan = A.data.copy(); nan[11] = np.nan
 npz('nan.npz', data=nan)
+last = A.data.copy(); last[-1] = np.inf   # in the last rank's rows only
+npz('inf_last.npz', data=last)
 ptr = A.indptr.copy(); ptr[-1] += 1
 npz('badend.npz', indptr=ptr)
 npz('badshape.npz', shape=(D.shape[0] + 1, D.shape[1]))
@@ -173,6 +175,8 @@ with h5py.File('cells.h5ad', 'w') as f:
     del f['layers/badptr/data'], f['layers/badptr/indices']
     f['layers/badptr/data'] = A.data; f['layers/badptr/indices'] = A.indices
     g = f.create_group('layers/badcol'); csr(g, A); del g['indices']; g['indices'] = bad
+    late = A.indices.copy(); late[-1] = -1   # in the last rank's rows only
+    g = f.create_group('layers/badlast'); csr(g, A); del g['indices']; g['indices'] = late
     g = f.create_group('layers/noshape'); csr(g, A); del g.attrs['shape']
     # anndata before 0.7 (h5sparse): h5sparse_format and h5sparse_shape.
     g = f.create_group('layers/legacy'); csr(g, A)
@@ -409,6 +413,13 @@ TEST(SparseInput, NpzErrors) {
   const std::string nan = caught([&] { read_csr(dir + "/nan.npz", "", comm); });
   EXPECT_NE(nan.find(dir + "/nan.npz: data.npy[11] (row "), std::string::npos) << nan;
   EXPECT_NE(nan.find("): non-finite value (nan)"), std::string::npos) << nan;
+  // Found by the last rank alone: the others wait in the agreement, not in a
+  // read, and throw its message.
+  const std::vector<double> a = dense_fixture();
+  const auto last = static_cast<std::int64_t>(a.rend() - std::find_if(a.rbegin(), a.rend(), [](double v) { return v != 0; })) - 1;
+  const std::string entry = std::to_string(std::count_if(a.begin(), a.end(), [](double v) { return v != 0; }) - 1);
+  const std::string where = "(row " + std::to_string(last / d) + ", column " + std::to_string(last % d) + ")";
+  expect_error(comm, dir + "/inf_last.npz", "", dir + "/inf_last.npz: data.npy[" + entry + "] " + where + ": non-finite value (inf)");
   expect_error(comm, dir + "/badend.npz", "", dir + "/badend.npz: indptr.npy: ends at ");
   expect_error(comm, dir + "/badshape.npz", "", dir + "/badshape.npz: indptr.npy: has 42 values, but the shape (42, 9) needs 43");
   expect_error(comm, dir + "/nothere.npz", "", "cannot open '" + dir + "/nothere.npz'");
@@ -435,6 +446,13 @@ TEST(SparseInput, H5adErrors) {
   expect_error(comm, file, "/layers/dense", file + ": /layers/dense is a dense dataset, not a sparse matrix; read it through kembed's dense HDF5 reader (--dataset /layers/dense)");
   expect_error(comm, file, "/layers/badptr", file + ": /layers/badptr/indptr: decreases at position 11");
   expect_error(comm, file, "/layers/badcol", file + ": /layers/badcol/indices[7] (row ");
+  {
+    const std::vector<double> a = dense_fixture();
+    const auto last = static_cast<std::int64_t>(a.rend() - std::find_if(a.rbegin(), a.rend(), [](double v) { return v != 0; })) - 1;
+    const auto entries = std::count_if(a.begin(), a.end(), [](double v) { return v != 0; });
+    expect_error(comm, file, "/layers/badlast", file + ": /layers/badlast/indices[" + std::to_string(entries - 1) +
+                 "] (row " + std::to_string(last / d) + "): column -1 is outside 0..8");
+  }
   expect_error(comm, file, "/layers/noshape", file + ": group /layers/noshape has no shape attribute of two integers");
   expect_error(comm, file, "/layers/nothing", file + ": no group /layers/nothing");
   expect_error(comm, file, "/layers", file + ": group /layers has no encoding-type attribute");
