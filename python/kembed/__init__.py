@@ -9,9 +9,10 @@ kembed itself is found through KEMBED_BINARY or PATH, and started with
 """
 from ._runner import KembedError, Launcher
 from ._sklearn import NotFittedError
-from .estimators import CA, PCA, ClassicalMDS, Isomap, KernelPCA, SpectralEmbedding
+from .estimators import (CA, PCA, ClassicalMDS, Isomap, KernelPCA, SpectralEmbedding,
+                         TruncatedSVD)
 from .results import Result, load
 
 __version__ = "0.1.0"
 __all__ = ["load", "Result", "KernelPCA", "PCA", "ClassicalMDS", "Isomap", "SpectralEmbedding",
-           "CA", "KembedError", "NotFittedError", "Launcher"]
+           "TruncatedSVD", "CA", "KembedError", "NotFittedError", "Launcher"]

@@ -62,39 +62,69 @@ def check_fitted(estimator, attribute):
                              "estimator.")
 
 
-def validate(estimator, X, reset, min_samples=1):
+def validate(estimator, X, reset, min_samples=1, accept_sparse=False):
     """X as a float64 n x d array, checked as scikit-learn checks it.
 
     ``reset``: fit records ``n_features_in_`` (and ``feature_names_in_`` of a
     DataFrame); later calls check X against them. Before scikit-learn's own
     checks, a table's first non-numeric column and a non-numeric X are named.
+    ``accept_sparse``: a scipy sparse X comes back as a float64 CSR matrix
+    (kembed reads it from a .npz file) instead of being refused.
     """
     _name_non_numeric(X)
     if HAVE_SKLEARN:
-        kwargs = dict(dtype=np.float64, ensure_min_samples=min_samples, reset=reset)
+        kwargs = dict(dtype=np.float64, ensure_min_samples=min_samples, reset=reset,
+                      accept_sparse="csr" if accept_sparse else False)
         if hasattr(_validation, "validate_data"):  # scikit-learn >= 1.6
             return _validation.validate_data(estimator, X, **kwargs)
         return estimator._validate_data(X, **kwargs)
+    if accept_sparse and is_sparse(X):
+        X = X.tocsr().astype(np.float64)
+        _check_counts(estimator, X.shape, min_samples)
+        if not np.isfinite(X.data).all():
+            raise ValueError("Input X contains NaN or infinity.")
+        _record_features(estimator, X.shape[1], reset)
+        return X
     X = np.asarray(X, dtype=np.float64)
     if X.ndim != 2:
         raise ValueError(f"Expected 2D array, got {X.ndim}D array instead. Reshape your data "
                          "either using array.reshape(-1, 1) if your data has a single feature "
                          "or array.reshape(1, -1) if it contains a single sample.")
-    if X.shape[0] < min_samples:
-        raise ValueError(f"Found array with {X.shape[0]} sample(s) (shape={X.shape}) while a "
-                         f"minimum of {min_samples} is required by {type(estimator).__name__}.")
-    if X.shape[1] < 1:
-        raise ValueError(f"Found array with 0 feature(s) (shape={X.shape}) while a minimum "
-                         f"of 1 is required by {type(estimator).__name__}.")
+    _check_counts(estimator, X.shape, min_samples)
     if not np.isfinite(X).all():
         what = "NaN" if np.isnan(X).any() else "infinity or a value too large for dtype('float64')"
         raise ValueError(f"Input X contains {what}.")
-    if reset:
-        estimator.n_features_in_ = X.shape[1]
-    elif X.shape[1] != estimator.n_features_in_:
-        raise ValueError(f"X has {X.shape[1]} features, but {type(estimator).__name__} is "
-                         f"expecting {estimator.n_features_in_} features as input.")
+    _record_features(estimator, X.shape[1], reset)
     return X
+
+
+def is_sparse(X):
+    """Whether X is a scipy sparse matrix or array (scipy need not be installed)."""
+    try:
+        import scipy.sparse
+    except ImportError:
+        return False
+    return scipy.sparse.issparse(X)
+
+
+def _check_counts(estimator, shape, min_samples):
+    """scikit-learn's checks of the sample and feature counts of an n x d X."""
+    whom = type(estimator).__name__
+    if shape[0] < min_samples:
+        raise ValueError(f"Found array with {shape[0]} sample(s) (shape={shape}) while a "
+                         f"minimum of {min_samples} is required by {whom}.")
+    if shape[1] < 1:
+        raise ValueError(f"Found array with 0 feature(s) (shape={shape}) while a minimum "
+                         f"of 1 is required by {whom}.")
+
+
+def _record_features(estimator, n_features, reset):
+    """``reset``: records n_features_in_; else checks X's feature count against it."""
+    if reset:
+        estimator.n_features_in_ = n_features
+    elif n_features != estimator.n_features_in_:
+        raise ValueError(f"X has {n_features} features, but {type(estimator).__name__} is "
+                         f"expecting {estimator.n_features_in_} features as input.")
 
 
 def check_non_negative(X, whom):

@@ -17,7 +17,8 @@ import weakref
 import numpy as np
 
 from ._runner import Launcher
-from ._sklearn import BaseEstimator, TransformerMixin, check_fitted, check_non_negative, validate
+from ._sklearn import (BaseEstimator, TransformerMixin, check_fitted, check_non_negative,
+                       is_sparse, validate)
 from .results import load, read_matrix
 
 # scikit-learn's eigen_solver / svd_solver names, and kembed's own, to --solver.
@@ -45,9 +46,13 @@ class _KembedEstimator(BaseEstimator):
         self.kembed = kembed
 
     # -- input
+    # Whether fit and transform take scipy sparse X (written as a .npz file).
+    _accepts_sparse = False
+
     def _check_X(self, X, reset):
         """X validated as scikit-learn does; a fit needs two samples or more."""
-        return validate(self, X, reset, min_samples=2 if reset else 1)
+        return validate(self, X, reset, min_samples=2 if reset else 1,
+                        accept_sparse=self._accepts_sparse)
 
     # -- running kembed
     def _run(self, args):
@@ -81,7 +86,14 @@ class _KembedEstimator(BaseEstimator):
         return self._dir()
 
     def _write(self, name, X):
+        """X as a file for kembed: NAME.npy, or NAME.npz (scipy CSR, stored) when sparse."""
         path = os.path.join(self._dir(), name)
+        if is_sparse(X):
+            import scipy.sparse
+            path = os.path.splitext(path)[0] + ".npz"
+            scipy.sparse.save_npz(path, scipy.sparse.csr_matrix(X, dtype=np.float64),
+                                  compressed=False)
+            return path
         np.save(path, np.ascontiguousarray(X, dtype=np.float64))
         return path
 
@@ -258,9 +270,12 @@ class PCA(_KembedTransformer):
     ``score``, ``score_samples``, ``get_covariance`` and ``get_precision``:
     the probabilistic PCA model as scikit-learn defines it;
     ``log_likelihood_`` is the training data's mean log-likelihood
-    (run.json), ``score(X_train)``.
+    (run.json), ``score(X_train)``. A scipy sparse X is fitted without being
+    densified (written as a CSR .npz; kembed centers it implicitly, with its
+    Krylov solver: ``svd_solver`` "auto", "arpack" or "randomized").
     """
     _method = "pca"
+    _accepts_sparse = True
 
     def __init__(self, n_components=None, *, whiten=False, svd_solver="auto", tol=0,
                  random_state=None, standardize=False, n_ranks=1, launcher=None, kembed=None):
@@ -330,6 +345,60 @@ class PCA(_KembedTransformer):
     def get_precision(self):
         """The inverse of ``get_covariance()`` (model/precision.npy; absent when C is singular)."""
         return self._model_matrix("precision")
+
+
+class TruncatedSVD(_KembedTransformer):
+    """Truncated SVD, or LSA (``kembed pca --no-center``), with scikit-learn's parameters.
+
+    X, dense or scipy sparse, is written as a CSR .npz and never centered or
+    densified; the top ``n_components`` singular triplets come from kembed's
+    block Krylov solver, converged to ``tol`` (0: kembed's default) whatever
+    ``algorithm``; ``n_iter``, ``n_oversamples`` and
+    ``power_iteration_normalizer`` (scikit-learn's randomized solver) are
+    accepted and unused. ``components_`` (k x d), ``singular_values_``,
+    ``explained_variance_`` (the variance of each column of X V) and
+    ``explained_variance_ratio_`` mean what they mean in scikit-learn; the
+    signs follow kembed's rule (largest |entry| of each score column
+    positive).
+    """
+    _method = "pca"
+    _accepts_sparse = True
+
+    def __init__(self, n_components=2, *, algorithm="randomized", n_iter=5, n_oversamples=10,
+                 power_iteration_normalizer="auto", random_state=None, tol=0.0, n_ranks=1,
+                 launcher=None, kembed=None):
+        super().__init__(n_ranks, launcher, kembed)
+        self.n_components = n_components
+        self.algorithm = algorithm
+        self.n_iter = n_iter
+        self.n_oversamples = n_oversamples
+        self.power_iteration_normalizer = power_iteration_normalizer
+        self.random_state = random_state
+        self.tol = tol
+
+    def fit(self, X, y=None):
+        import scipy.sparse
+        if self.algorithm not in ("randomized", "arpack"):
+            raise ValueError(f"algorithm must be 'randomized' or 'arpack', got {self.algorithm!r}")
+        X = self._check_X(X, reset=True)
+        self._new_fit_dir()
+        inp = self._write("X.npz", scipy.sparse.csr_matrix(X))
+        out = self._fresh_output("fit")
+        args = ["pca", "--input", inp, "--output-dir", out, "--no-center", "--components",
+                self.n_components, "--quiet", "--solver", "krylov"]
+        if self.random_state is not None:
+            if not isinstance(self.random_state, (int, np.integer)):
+                raise ValueError("random_state must be an int or None (kembed's --seed)")
+            args += ["--seed", int(self.random_state)]
+        if self.tol:
+            args += ["--tol", self.tol]
+        self._run_fit(args)
+        self._fitted(out)
+        r = self.result_
+        self.components_ = r.components_
+        self.explained_variance_ = r.explained_variance_
+        self.singular_values_ = r.singular_values_
+        return self
 
     def _model_matrix(self, name):
         check_fitted(self, "result_")

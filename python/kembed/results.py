@@ -147,7 +147,11 @@ def _load_model(res, model_dir):
         if "feature_names" in m:
             res.feature_names_in_ = np.array(m["feature_names"], dtype=object)
         n = int(m.get("n", 0))
-        if n > 1:
+        if res.report.get("singular_values") is not None:
+            # run.json's, which hold also without centering (truncated SVD),
+            # where the explained variances are not lambda / (n - 1).
+            res.singular_values_ = np.asarray(res.report["singular_values"], dtype=float)
+        elif n > 1:
             res.singular_values_ = np.sqrt(res.explained_variance_ * (n - 1))
         res.noise_variance_ = res.report.get("noise_variance")
     elif res.method == "kpca":

@@ -429,3 +429,52 @@ def test_pca_likelihood_against_scikit_learn(n_ranks):
     np.testing.assert_allclose(P @ C, np.eye(6), atol=1e-10)
     with pytest.raises(ValueError, match="X has 5 features, but PCA is expecting 6"):
         ours.score_samples(Y[:, :5])
+
+
+def sparse_counts(n, d, seed):
+    """A scipy CSR matrix of counts, about a quarter of its entries stored."""
+    import scipy.sparse
+    rng = np.random.default_rng(seed)
+    dense = rng.poisson(0.4, size=(n, d)).astype(float) * (rng.uniform(size=(n, d)) < 0.6)
+    dense[:, 0] += np.arange(n) % 3  # a column with its own structure
+    return scipy.sparse.csr_matrix(dense)
+
+
+def test_sparse_pca_is_the_pca_of_the_dense_matrix(ranks):
+    """PCA of a scipy sparse X (kembed reads the .npz and centers implicitly)
+    against numpy's eigendecomposition of the dense covariance."""
+    X = sparse_counts(90, 14, 5)
+    D = X.toarray()
+    p = kembed.PCA(n_components=3, n_ranks=ranks).fit(X)
+    assert p.report_["input"]["format"] == "npz"
+    assert "sparse" in p.report_["input_storage"]
+    Dc = D - D.mean(0)
+    w, V = top_eigh(Dc.T @ Dc / (len(D) - 1), 3)
+    np.testing.assert_allclose(p.explained_variance_, w, rtol=1e-10)
+    np.testing.assert_allclose(p.mean_, D.mean(0), atol=1e-14)
+    Z = largest_entry_positive(Dc @ V)
+    np.testing.assert_allclose(p.embedding_, Z, atol=1e-9)
+    # New samples, sparse or dense, project alike.
+    Y = sparse_counts(7, 14, 6)
+    np.testing.assert_allclose(p.transform(Y), p.transform(Y.toarray()), atol=1e-12)
+    np.testing.assert_allclose(p.transform(Y), (Y.toarray() - D.mean(0)) @ p.components_.T,
+                               atol=1e-10)
+
+
+def test_truncated_svd_is_the_svd_of_x(ranks):
+    """kembed.TruncatedSVD (pca --no-center) against numpy's SVD of X itself,
+    with scikit-learn's definitions of the explained variance and its ratio."""
+    X = sparse_counts(80, 12, 7)
+    D = X.toarray()
+    t = kembed.TruncatedSVD(n_components=3, n_ranks=ranks).fit(X)
+    U, s, Vt = np.linalg.svd(D, full_matrices=False)
+    np.testing.assert_allclose(t.singular_values_, s[:3], rtol=1e-10)
+    np.testing.assert_allclose(np.abs(t.components_), np.abs(Vt[:3]), atol=1e-10)
+    Z = D @ t.components_.T
+    np.testing.assert_allclose(t.embedding_, Z, atol=1e-9)
+    np.testing.assert_allclose(t.explained_variance_, Z.var(0), rtol=1e-10)
+    np.testing.assert_allclose(t.explained_variance_ratio_, Z.var(0) / D.var(0).sum(), rtol=1e-10)
+    # Dense input takes the same path; transform is X V.
+    np.testing.assert_allclose(kembed.TruncatedSVD(3).fit(D).singular_values_, s[:3], rtol=1e-10)
+    Y = sparse_counts(5, 12, 8)
+    np.testing.assert_allclose(t.transform(Y), Y.toarray() @ t.components_.T, atol=1e-10)

@@ -35,6 +35,7 @@ CONTRACT = [
     direct(kembed.Isomap, n_neighbors=5),
     direct(kembed.SpectralEmbedding, n_components=2, n_neighbors=5),
     direct(kembed.CA, n_components=1),  # check data with 2 columns: 1 axis
+    direct(kembed.TruncatedSVD, n_components=1),
 ]
 
 # Checks left out of this test (beside the ones each estimator marks itself in its
