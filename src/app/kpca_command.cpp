@@ -396,7 +396,7 @@ void run_kpca(const po::variables_map& vm, const Comm& world) {
     settings.krylov = solve.krylov;
     const double limit = solve.max_memory_per_rank > 0 ? solve.max_memory_per_rank
                                                        : available_memory_per_rank(grid.comm());
-    return kpca_storage(settings, shape, limit, grid.comm().size()).shape;
+    return shown_shape(kpca_fit_plan(settings, shape, limit, grid.comm().size()), settings.solver);
   });
   drive(vm, world, job, [&](Run& run) {
     if (approx_options.nystrom)

@@ -466,7 +466,7 @@ void run_mds(const po::variables_map& vm, const Comm& world) {
     settings.additive = in.additive;
     const double limit = solve.max_memory_per_rank > 0 ? solve.max_memory_per_rank
                                                        : available_memory_per_rank(grid.comm());
-    return mds_storage(settings, shape, limit, grid.comm().size()).shape;
+    return shown_shape(mds_fit_plan(settings, shape, limit, grid.comm().size()), settings.solver);
   });
   drive(vm, world, job, [&](Run& run) {
     const int nb = run.use_block_size_for(run.input().rows());

@@ -283,14 +283,14 @@ void run_plan(const po::variables_map& vm, const Comm& world) {
       settings.components = k;
       settings.solver = used;
       settings.storage = request;
-      shape = kpca_storage(settings, shape, 0, ranks).shape;
+      shape = shown_shape(kpca_fit_plan(settings, shape, 0, ranks), used);
     } else {
       MdsSettings settings;  // points under the default metric, euclidean
       settings.metric = kernel::Metric::euclidean;
       settings.components = k;
       settings.solver = used;
       settings.storage = request;
-      shape = mds_storage(settings, shape, 0, ranks).shape;
+      shape = shown_shape(mds_fit_plan(settings, shape, 0, ranks), used);
     }
     if (storage == "lower") shape.solver = Solver::krylov;
   }

@@ -96,6 +96,12 @@ std::string describe_plan(const std::string& title, const ProblemShape& shape, i
   return text;
 }
 
+ProblemShape shown_shape(const FitPlan& plan, Solver asked) {
+  ProblemShape shape = plan.shape;
+  if (plan.storage != MatrixStorage::none) shape.solver = asked;
+  return shape;
+}
+
 std::string describe_fit_time(const ProblemShape& shape) {
   const MachineRates rates = measure_machine_rates(shape.d);
   return describe_time_estimate(shape, estimate_time(shape, rates), rates);

@@ -61,7 +61,9 @@ Solver resolve_solver(Solver solver, std::int64_t n, int k, const KrylovSettings
 
 Eigenpairs top_eigenpairs(DistMatrix& a, int k, Solver solver, const KrylovSettings& krylov) {
   const std::int64_t n = a.rows();
-  solver = resolve_solver(solver, n, k, krylov);
+  // kpca and mds hand down the solver their plan resolved (plan_fit); pca,
+  // isomap and spectral may still ask for auto.
+  if (solver == Solver::automatic) solver = resolve_solver(solver, n, k, krylov);
   const int nb = a.row_dist().block_size();
   if (solver == Solver::krylov) {
     KrylovResult r = krylov_top_eigenpairs(a, k, krylov);

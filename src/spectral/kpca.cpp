@@ -128,7 +128,6 @@ SpectralStep solve_matrix_free(io::MatrixFile& file, const BlacsGrid& grid,
   for (double& m : means) m /= static_cast<double>(n);
   const double grand_mean = sums.total / (static_cast<double>(n) * static_cast<double>(n));
   SpectralRequest request = kpca_request(settings);
-  request.krylov = matrix_free_krylov(request.krylov, settings.components);
   request.known_frobenius_norm = kmat.centered_frobenius_norm(means, grand_mean);
   CenteredOperator centered(kmat, means, grand_mean);
   // trace(J K J) = trace(K) - 1^T K 1 / n.
@@ -142,51 +141,53 @@ SpectralStep solve_matrix_free(io::MatrixFile& file, const BlacsGrid& grid,
 
 }  // namespace
 
-StorageChoice kpca_storage(const KpcaSettings& s, const ProblemShape& shape, double limit,
-                           int ranks) {
+FitPlan kpca_fit_plan(const KpcaSettings& s, const ProblemShape& shape, double limit, int ranks) {
   const kernel::KernelType type = s.kernel.type;
   const bool points = type != kernel::KernelType::precomputed;
   const bool tiled = points && type != kernel::KernelType::laplacian;
   ProblemShape asked = shape;
   asked.solver = s.solver;
-  return choose_storage(s.storage, tiled, points, asked, s.krylov, limit, ranks);
+  return plan_fit(s.storage, tiled, points, asked, s.krylov, limit, ranks);
 }
 
 namespace {
 
 // The agreed refusals of a storage the fit cannot honour.
-void check_storage(const KpcaSettings& s, const StorageChoice& choice, const Comm& comm) {
+void check_storage(const KpcaSettings& s, const FitPlan& plan, const Comm& comm) {
   std::string error;
-  if (choice.storage == MatrixStorage::none && s.kernel.type == kernel::KernelType::precomputed)
+  if (plan.storage == MatrixStorage::none && s.kernel.type == kernel::KernelType::precomputed)
     error = "--storage none recomputes the kernel from the samples; a precomputed kernel has "
             "none (use --storage auto)";
   else
-    error = storage_solver_error(choice, s.solver);
+    error = storage_solver_error(plan, s.solver);
   agree(comm, error);
 }
 
 }  // namespace
 
-KpcaResult fit_kpca(io::MatrixFile& file, const BlacsGrid& grid, const KpcaSettings& settings,
+KpcaResult fit_kpca(io::MatrixFile& file, const BlacsGrid& grid, const KpcaSettings& asked,
                     PhaseTimer& timer) {
   const Comm& comm = grid.comm();
-  check_shape(file, settings, comm);
+  check_shape(file, asked, comm);
   KpcaResult result;
   result.n = file.rows();
-  result.d = settings.kernel.type == kernel::KernelType::precomputed ? 0 : file.cols();
-  result.kernel = settings.kernel.with_default_gamma(result.d);
-  const int k = settings.components, nb = settings.block_size;
+  result.d = asked.kernel.type == kernel::KernelType::precomputed ? 0 : file.cols();
+  result.kernel = asked.kernel.with_default_gamma(result.d);
+  const int k = asked.components, nb = asked.block_size;
   const std::int64_t n = result.n;
-  // The storage is decided here, once, and everything below follows it.
-  const double limit = settings.max_memory_per_rank > 0 ? settings.max_memory_per_rank
-                                                        : available_memory_per_rank(comm);
-  const StorageChoice choice =
-      kpca_storage(settings, shape_of(result, settings, grid), limit, comm.size());
-  check_storage(settings, choice, comm);
-  result.storage = choice.storage;
-  result.storage_note = choice.note;
-  result.lower_storage = choice.storage == MatrixStorage::lower_blocks;
-  const MemoryCheck memory = check_memory(choice.shape, limit, comm);
+  // Storage, solver, Krylov settings and memory plan are decided here, once;
+  // everything below reads them from `settings`, never from the options.
+  const double limit =
+      asked.max_memory_per_rank > 0 ? asked.max_memory_per_rank : available_memory_per_rank(comm);
+  const FitPlan plan = kpca_fit_plan(asked, shape_of(result, asked, grid), limit, comm.size());
+  check_storage(asked, plan, comm);
+  KpcaSettings settings = asked;
+  settings.solver = plan.solver;
+  settings.krylov = plan.krylov;
+  result.storage = plan.storage;
+  result.storage_note = plan.note;
+  result.lower_storage = plan.storage == MatrixStorage::lower_blocks;
+  const MemoryCheck memory = check_memory(plan.shape, plan.memory, limit, comm);
   result.estimated_peak_bytes = memory.estimate;
   result.memory_limit_bytes = memory.limit;
 

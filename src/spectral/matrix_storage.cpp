@@ -16,10 +16,9 @@ std::string storage_name(MatrixStorage storage) {
   return "?";
 }
 
-bool lower_storage_applies(StorageRequest request, bool tiled, Solver solver, std::int64_t n, int k,
-                           const KrylovSettings& krylov) {
+bool lower_storage_applies(StorageRequest request, bool tiled, Solver solver) {
   return (request == StorageRequest::automatic || request == StorageRequest::lower) && tiled &&
-         resolve_solver(solver, n, k, krylov) == Solver::krylov;
+         solver == Solver::krylov;
 }
 
 KrylovSettings matrix_free_krylov(KrylovSettings krylov, int k) {
@@ -27,46 +26,52 @@ KrylovSettings matrix_free_krylov(KrylovSettings krylov, int k) {
   return krylov;
 }
 
-StorageChoice choose_storage(StorageRequest request, bool tiled, bool from_points,
-                             ProblemShape shape, const KrylovSettings& krylov, double limit,
-                             int ranks) {
-  StorageChoice choice;
-  const auto matrix_free = [&] {
-    choice.storage = MatrixStorage::none;
-    choice.shape.matrix_free = true;
-    choice.shape.lower_storage = false;
-    choice.shape.solver = Solver::krylov;
+FitPlan plan_fit(StorageRequest request, bool tiled, bool from_points, ProblemShape shape,
+                 const KrylovSettings& krylov, double limit, int ranks) {
+  FitPlan plan;
+  const Solver asked = shape.solver;
+  // The one place a fit's solver is resolved. Single precision runs krylov
+  // whatever auto stands for; its storage follows auto's resolution.
+  const Solver resolved = resolve_solver(asked, shape.n, shape.k, krylov);
+  const Solver solver = shape.single_precision ? Solver::krylov : resolved;
+  const auto finish = [&](MatrixStorage storage, const ProblemShape& planned, MemoryPlan memory) {
+    plan.storage = storage;
+    plan.shape = planned;
+    plan.solver = planned.solver;
+    plan.krylov = storage == MatrixStorage::none ? matrix_free_krylov(krylov, shape.k) : krylov;
+    plan.memory = std::move(memory);
+    return plan;
   };
-  const bool lower = lower_storage_applies(request, tiled, shape.solver, shape.n, shape.k, krylov);
-  shape.lower_storage = lower;
+  shape.solver = solver;
+  shape.lower_storage = lower_storage_applies(request, tiled, resolved);
   shape.matrix_free = false;
-  choice.shape = shape;
-  choice.storage = lower ? MatrixStorage::lower_blocks : MatrixStorage::full;
-  if (request == StorageRequest::none) {
-    matrix_free();
-    return choice;
-  }
-  const bool krylov_allowed = shape.solver == Solver::automatic || shape.solver == Solver::krylov;
-  if (request != StorageRequest::automatic || !from_points || !krylov_allowed || !(limit > 0))
-    return choice;
-  const std::string stored = memory_shortfall(shape, ranks, limit);
-  if (stored.empty()) return choice;
-  const StorageChoice kept = choice;
-  matrix_free();
-  if (!memory_shortfall(choice.shape, ranks, limit).empty()) return kept;
-  choice.note = "--storage auto: the stored matrix needs about " +
-                human_bytes(plan_memory(shape).total()) + " per rank, more than the " +
-                human_bytes(limit) + " available; running matrix-free (--storage none: about " +
-                human_bytes(plan_memory(choice.shape).total()) +
-                " per rank, the matrix recomputed from the points in every product)";
-  return choice;
+  ProblemShape none = shape;
+  none.matrix_free = true;
+  none.lower_storage = false;
+  none.solver = Solver::krylov;
+  if (request == StorageRequest::none) return finish(MatrixStorage::none, none, plan_memory(none));
+  const MatrixStorage stored =
+      shape.lower_storage ? MatrixStorage::lower_blocks : MatrixStorage::full;
+  MemoryPlan memory = plan_memory(shape);
+  const bool krylov_allowed = asked == Solver::automatic || asked == Solver::krylov;
+  if (request != StorageRequest::automatic || !from_points || !krylov_allowed || !(limit > 0) ||
+      memory_shortfall(shape, memory, ranks, limit).empty())
+    return finish(stored, shape, std::move(memory));
+  MemoryPlan free = plan_memory(none);
+  if (!memory_shortfall(none, free, ranks, limit).empty())
+    return finish(stored, shape, std::move(memory));
+  plan.note = "--storage auto: the stored matrix needs about " + human_bytes(memory.total()) +
+              " per rank, more than the " + human_bytes(limit) +
+              " available; running matrix-free (--storage none: about " +
+              human_bytes(free.total()) +
+              " per rank, the matrix recomputed from the points in every product)";
+  return finish(MatrixStorage::none, none, std::move(free));
 }
 
-std::string storage_solver_error(const StorageChoice& choice, Solver solver) {
-  if (choice.storage != MatrixStorage::none || solver == Solver::automatic ||
-      solver == Solver::krylov)
+std::string storage_solver_error(const FitPlan& plan, Solver asked) {
+  if (plan.storage != MatrixStorage::none || asked == Solver::automatic || asked == Solver::krylov)
     return "";
-  return "--storage none needs --solver krylov (or auto): --solver " + solver_name(solver) +
+  return "--storage none needs --solver krylov (or auto): --solver " + solver_name(asked) +
          " works on a stored matrix";
 }
 

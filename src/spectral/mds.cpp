@@ -175,7 +175,6 @@ void fit_matrix_free(io::MatrixFile& file, const BlacsGrid& grid, const MdsSetti
   stats.frobenius_norm = a.centered_frobenius_norm(stats.row_means, stats.grand_mean);
   record_means(stats, result);
   SpectralRequest request = mds_request({settings.components, settings.solver, settings.krylov});
-  request.krylov = matrix_free_krylov(request.krylov, settings.components);
   request.known_frobenius_norm = stats.frobenius_norm;
   CenteredOperator b(a, stats.row_means, stats.grand_mean);
   // trace(J A J) = trace(A) - 1^T A 1 / n.
@@ -186,20 +185,19 @@ void fit_matrix_free(io::MatrixFile& file, const BlacsGrid& grid, const MdsSetti
 }
 
 // The agreed refusals of a storage the fit cannot honour.
-void check_storage(const MdsSettings& s, const StorageChoice& choice, const Comm& comm) {
+void check_storage(const MdsSettings& s, const FitPlan& plan, const Comm& comm) {
   std::string error;
-  if (choice.storage == MatrixStorage::none && !s.metric)
+  if (plan.storage == MatrixStorage::none && !s.metric)
     error = "--storage none recomputes the distances from the points; a distance matrix has "
             "none (use --storage auto)";
   else
-    error = storage_solver_error(choice, s.solver);
+    error = storage_solver_error(plan, s.solver);
   agree(comm, error);
 }
 
 }  // namespace
 
-StorageChoice mds_storage(const MdsSettings& s, const ProblemShape& shape, double limit,
-                          int ranks) {
+FitPlan mds_fit_plan(const MdsSettings& s, const ProblemShape& shape, double limit, int ranks) {
   const bool tiled = s.metric && *s.metric != kernel::Metric::manhattan;
   ProblemShape asked = shape;
   asked.solver = s.solver;
@@ -208,31 +206,35 @@ StorageChoice mds_storage(const MdsSettings& s, const ProblemShape& shape, doubl
   const bool plain = s.additive == AdditiveMethod::none;
   if (s.additive == AdditiveMethod::cailliez) asked.additive_blocks = 5;
   if (s.additive == AdditiveMethod::lingoes) asked.additive_blocks = 1;
-  return choose_storage(s.storage, tiled && plain, s.metric.has_value() && plain, asked, s.krylov,
-                        limit, ranks);
+  return plan_fit(s.storage, tiled && plain, s.metric.has_value() && plain, asked, s.krylov, limit,
+                  ranks);
 }
 
-MdsResult fit_mds(io::MatrixFile& file, const BlacsGrid& grid, const MdsSettings& settings,
+MdsResult fit_mds(io::MatrixFile& file, const BlacsGrid& grid, const MdsSettings& asked,
                   PhaseTimer& timer) {
   const Comm& comm = grid.comm();
-  check_shape(file, settings, comm);
+  check_shape(file, asked, comm);
   MdsResult result;
   result.n = file.rows();
-  result.d = settings.metric ? file.cols() : 0;
-  const int k = settings.components, nb = settings.block_size;
+  result.d = asked.metric ? file.cols() : 0;
+  const int k = asked.components, nb = asked.block_size;
   const std::int64_t n = result.n;
-  ProblemShape shape{n, result.d, k, grid.nprow(), grid.npcol(), nb, settings.solver};
-  shape.single_precision = settings.single_precision;
-  shape.single_precision_available = settings.metric.has_value();
-  // The storage is decided here, once, and everything below follows it.
-  const double limit = settings.max_memory_per_rank > 0 ? settings.max_memory_per_rank
-                                                        : available_memory_per_rank(comm);
-  const StorageChoice choice = mds_storage(settings, shape, limit, comm.size());
-  check_storage(settings, choice, comm);
-  result.storage = choice.storage;
-  result.storage_note = choice.note;
-  result.lower_storage = choice.storage == MatrixStorage::lower_blocks;
-  result.memory = check_memory(choice.shape, limit, comm);
+  ProblemShape shape{n, result.d, k, grid.nprow(), grid.npcol(), nb, asked.solver};
+  shape.single_precision = asked.single_precision;
+  shape.single_precision_available = asked.metric.has_value();
+  // Storage, solver, Krylov settings and memory plan are decided here, once;
+  // everything below reads them from `settings`, never from the options.
+  const double limit =
+      asked.max_memory_per_rank > 0 ? asked.max_memory_per_rank : available_memory_per_rank(comm);
+  const FitPlan plan = mds_fit_plan(asked, shape, limit, comm.size());
+  check_storage(asked, plan, comm);
+  MdsSettings settings = asked;
+  settings.solver = plan.solver;
+  settings.krylov = plan.krylov;
+  result.storage = plan.storage;
+  result.storage_note = plan.note;
+  result.lower_storage = plan.storage == MatrixStorage::lower_blocks;
+  result.memory = check_memory(plan.shape, plan.memory, limit, comm);
   if (settings.additive != AdditiveMethod::none)
     agree(comm, result.storage == MatrixStorage::full && !settings.single_precision &&
                         (settings.storage == StorageRequest::automatic ||

@@ -74,9 +74,15 @@ bool elpa_falls_back(const ProblemShape& s) {
   return blocks < std::max(s.nprow, s.npcol);
 }
 
-Solver planned_solver(const ProblemShape& s) {
+// The shape's solver: resolved by the fit's plan (plan_fit) for kpca and
+// mds; pca, isomap and spectral may still leave it automatic.
+Solver shape_solver(const ProblemShape& s) {
   if (s.single_precision || s.matrix_free) return Solver::krylov;
-  const Solver solver = resolve_solver(s.solver, s.n, s.k);
+  return s.solver == Solver::automatic ? resolve_solver(s.solver, s.n, s.k) : s.solver;
+}
+
+Solver planned_solver(const ProblemShape& s) {
+  const Solver solver = shape_solver(s);
   return solver == Solver::elpa && elpa_falls_back(s) ? Solver::evr : solver;
 }
 
@@ -271,8 +277,9 @@ MemoryPlan plan_memory(const ProblemShape& s) {
         (s.nprow == 1 && s.n == s.data_rows && s.data_rows * ranks <= s.data_cols);
     if (local_path) plan.items.push_back({"cross-product partial sums", 2 * n * n * kDouble});
   }
-  const Solver solver = planned_solver(s);
-  if (!s.single_precision && solver != resolve_solver(s.solver, s.n, s.k))
+  const Solver asked = shape_solver(s);
+  const Solver solver = asked == Solver::elpa && elpa_falls_back(s) ? Solver::evr : asked;
+  if (solver != asked)
     plan.notes.push_back("elpa needs every process row and column to own a block; evr is used");
   switch (solver) {
     case Solver::automatic:  // resolved above
@@ -391,7 +398,11 @@ double available_memory_per_rank(const Comm& world) {
 }
 
 std::string memory_shortfall(const ProblemShape& shape, int ranks, double limit) {
-  const MemoryPlan plan = plan_memory(shape);
+  return memory_shortfall(shape, plan_memory(shape), ranks, limit);
+}
+
+std::string memory_shortfall(const ProblemShape& shape, const MemoryPlan& plan, int ranks,
+                             double limit) {
   const std::string limits = plan_limits(shape);
   if (!limits.empty()) return limits + "\n" + plan.describe();
   if (plan.total() <= limit) return "";
@@ -410,8 +421,8 @@ std::string memory_shortfall(const ProblemShape& shape, int ranks, double limit)
   }
   ProblemShape krylov = shape;
   krylov.solver = Solver::krylov;
-  if (resolve_solver(shape.solver, shape.n, shape.k) != Solver::krylov &&
-      plan_limits(krylov).empty() && plan_memory(krylov).total() <= limit)
+  if (shape_solver(shape) != Solver::krylov && plan_limits(krylov).empty() &&
+      plan_memory(krylov).total() <= limit)
     error += "; --solver krylov would fit here (" + human_bytes(plan_memory(krylov).total()) +
              " per rank)";
   ProblemShape single = krylov;
@@ -445,8 +456,13 @@ std::string streamed_shortfall(const std::function<double(int)>& bytes_for, int 
 
 MemoryCheck check_memory(const ProblemShape& shape, double limit, const Comm& comm) {
   if (limit <= 0) limit = available_memory_per_rank(comm);
-  agree(comm, memory_shortfall(shape, comm.size(), limit));
-  return {plan_memory(shape).total(), limit};
+  return check_memory(shape, plan_memory(shape), limit, comm);
+}
+
+MemoryCheck check_memory(const ProblemShape& shape, const MemoryPlan& plan, double limit,
+                         const Comm& comm) {
+  agree(comm, memory_shortfall(shape, plan, comm.size(), limit));
+  return {plan.total(), limit};
 }
 
 }  // namespace kembed::spectral

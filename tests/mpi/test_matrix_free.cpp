@@ -297,7 +297,7 @@ TEST(MatrixFree, AutoRunsMatrixFreeOnlyWhereNothingStoredFits) {
   settings.block_size = 16;
   ProblemShape shape{n, d, k, grid.nprow(), grid.npcol(), 16, Solver::krylov};
   // Between the two plans: the stored one does not fit, the matrix-free one does.
-  const double stored = plan_memory(kpca_storage(settings, shape, 0, world.size()).shape).total();
+  const double stored = kpca_fit_plan(settings, shape, 0, world.size()).memory.total();
   shape.matrix_free = true;
   const double free = plan_memory(shape).total();
   ASSERT_LT(free, stored);

@@ -111,7 +111,7 @@ struct PrecisionOptions {
 /// (spectral::lower_storage_applies), or nothing (matrix-free: recomputed
 /// from the points in every product). `lower` and `none` need the krylov
 /// solver (auto becomes krylov); auto is decided by the fit
-/// (spectral::choose_storage).
+/// (spectral::plan_fit).
 struct StorageOptions {
   bool full = false, lower = false, none = false;  ///< none of them: auto
   static po::options_description description();

@@ -7,6 +7,7 @@
 #include "kembed/core/phase_timer.hpp"
 #include "kembed/io/matrix_file.hpp"
 #include "kembed/linalg/blacs_grid.hpp"
+#include "kembed/spectral/matrix_storage.hpp"
 #include "kembed/spectral/memory_plan.hpp"
 
 namespace kembed::app {
@@ -34,6 +35,11 @@ void report_storage(Json& report, const Comm& comm, const std::string& method,
 /// always the last line.
 std::string describe_plan(const std::string& title, const spectral::ProblemShape& shape, int ranks,
                           double available, const std::string& extra = "");
+/// The shape a plan or --dry-run describes for a fit planned as `plan`: its
+/// solver named as asked (`asked`: "auto (krylov)"), except matrix-free,
+/// which is krylov whatever was asked.
+spectral::ProblemShape shown_shape(const spectral::FitPlan& plan, spectral::Solver asked);
+
 /// The estimated time of a kernel PCA or MDS fit of points (shape.d >= 1),
 /// stored and matrix-free, with rates measured on this rank first (about
 /// 0.2 s, no communication): spectral::describe_time_estimate's lines.

@@ -55,6 +55,8 @@ struct Eigenpairs {
 /// Collective: the k largest eigenpairs of the symmetric matrix `a` (its lower
 /// triangle is read; evd and evr overwrite `a`, krylov keeps it). A krylov
 /// run that does not converge falls back to evr and says so in `note`.
+/// `solver` is the one the fit's plan resolved (plan_fit: kpca, mds);
+/// automatic, from methods that do not plan yet, is resolved here.
 /// @pre 1 <= k <= n, square blocks.
 Eigenpairs top_eigenpairs(DistMatrix& a, int k, Solver solver,
                           const KrylovSettings& krylov = KrylovSettings{});

@@ -26,14 +26,15 @@ struct KpcaSettings {
   StorageRequest storage = StorageRequest::automatic;
 };
 
-/// How fit_kpca holds the kernel (choose_storage, for `shape` as the fit
-/// builds it, `limit` bytes per rank on `ranks` ranks): only its blocks on
+/// The plan of fit_kpca (plan_fit, for `shape` as the fit builds it, `limit`
+/// bytes per rank on `ranks` ranks): its solver resolved, its memory plan,
+/// and how it holds the kernel: only its blocks on
 /// and below the diagonal (half the memory and assembly) for every kernel
 /// assembled from points in tiles but laplacian (its L1 distances are
 /// computed whole); not at all (--storage none, or auto when nothing stored
 /// fits) for every kernel but precomputed.
-StorageChoice kpca_storage(const KpcaSettings& settings, const ProblemShape& shape, double limit,
-                           int ranks);
+FitPlan kpca_fit_plan(const KpcaSettings& settings, const ProblemShape& shape, double limit,
+                      int ranks);
 
 /// What a kernel PCA fit produced; the same on every rank except `embedding`.
 struct KpcaResult {

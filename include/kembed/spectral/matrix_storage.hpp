@@ -2,7 +2,8 @@
 /// @file How a method holds its symmetric n x n matrix: whole, only the
 /// blocks on and below the diagonal (Storage::lower_blocks), or not at all
 /// (matrix-free: recomputed from the points in every product). Decided once
-/// at the start of a fit (choose_storage) and handed down.
+/// at the start of a fit, with the solver and the memory plan (plan_fit),
+/// and handed down.
 #include <cstdint>
 #include <string>
 
@@ -12,7 +13,7 @@
 namespace kembed::spectral {
 
 /// --storage: full, lower, none, or automatic (lower where
-/// lower_storage_applies; none where nothing stored fits, see choose_storage).
+/// lower_storage_applies; none where nothing stored fits, see plan_fit).
 enum class StorageRequest { automatic, full, lower, none };
 
 /// What a fit holds.
@@ -24,10 +25,9 @@ std::string storage_name(MatrixStorage storage);
 /// Whether a method stores its symmetric n x n matrix in lower blocks: not
 /// asked for full storage, the matrix assembled from points in Gram tiles
 /// (`tiled`: the assembly then computes only the stored blocks), and the
-/// solver krylov (automatic resolving to it). evd, evr and elpa get the
-/// whole matrix.
-bool lower_storage_applies(StorageRequest request, bool tiled, Solver solver, std::int64_t n, int k,
-                           const KrylovSettings& krylov);
+/// solver krylov. evd, evr and elpa get the whole matrix.
+/// @pre `solver` is resolved (not automatic)
+bool lower_storage_applies(StorageRequest request, bool tiled, Solver solver);
 
 /// The Krylov settings of a matrix-free run: block width
 /// max(k + max(4, k/4), kMatrixFreeBlockWidth) unless one is given. Each
@@ -40,28 +40,36 @@ bool lower_storage_applies(StorageRequest request, bool tiled, Solver solver, st
 inline constexpr int kMatrixFreeBlockWidth = 24;
 KrylovSettings matrix_free_krylov(KrylovSettings krylov, int k);
 
-/// A fit's storage, decided once, the shape its memory plan counts, and
-/// what --storage auto chose and why (empty when nothing was chosen for it).
-struct StorageChoice {
+/// A fit's decisions, made once at its start (plan_fit) and handed down:
+/// the layers below read them instead of deriving them again from the
+/// options. `shape` is what the memory plan counts, with shape.solver ==
+/// solver and its storage flags set; `memory` is plan_memory(shape).
+struct FitPlan {
   MatrixStorage storage = MatrixStorage::full;
+  Solver solver = Solver::evd;  ///< resolved: never Solver::automatic
+  KrylovSettings krylov;        ///< as the solver uses them (matrix-free: matrix_free_krylov)
   ProblemShape shape;
-  std::string note;
+  MemoryPlan memory;
+  std::string note;  ///< what --storage auto chose and why (empty when nothing was chosen)
 };
 
-/// The storage of a fit of `shape` (its lower_storage and matrix_free are
-/// set here): `tiled` and `from_points` say whether the matrix is assembled
-/// from points in Gram tiles and whether it is computed from points at all
-/// (matrix-free needs points). --storage auto picks none where the stored
-/// matrix does not fit in `limit` bytes per rank on `ranks` ranks (the run
-/// would be refused), the solver is krylov or auto, and the matrix-free run
+/// The plan of a fit of `shape` (shape.solver as asked, auto allowed):
+/// the solver resolved once (resolve_solver with `krylov`; krylov for
+/// single precision and matrix-free), the storage (lower blocks where
+/// lower_storage_applies; `tiled` and `from_points` say whether the matrix
+/// is assembled from points in Gram tiles and whether it is computed from
+/// points at all, which matrix-free needs), the Krylov settings as used and
+/// the memory plan. --storage auto picks none where the stored matrix does
+/// not fit in `limit` bytes per rank on `ranks` ranks (the run would be
+/// refused), the solver asked is krylov or auto, and the matrix-free run
 /// fits; the note says so. A request the fit cannot honour is the caller's
 /// error to raise (the commands refuse it before reading anything).
-StorageChoice choose_storage(StorageRequest request, bool tiled, bool from_points,
-                             ProblemShape shape, const KrylovSettings& krylov, double limit,
-                             int ranks);
+FitPlan plan_fit(StorageRequest request, bool tiled, bool from_points, ProblemShape shape,
+                 const KrylovSettings& krylov, double limit, int ranks);
 
-/// Why `solver` cannot run on `choice`, or "": a matrix-free fit has no
-/// stored matrix for evd, evr or elpa (krylov and auto only).
-std::string storage_solver_error(const StorageChoice& choice, Solver solver);
+/// Why the solver asked (`asked`, before plan_fit resolved it) cannot run
+/// on `plan`, or "": a matrix-free fit has no stored matrix for evd, evr or
+/// elpa (krylov and auto only).
+std::string storage_solver_error(const FitPlan& plan, Solver asked);
 
 }  // namespace kembed::spectral

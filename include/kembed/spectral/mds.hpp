@@ -37,13 +37,14 @@ struct MdsSettings {
   AdditiveMethod additive = AdditiveMethod::none;
 };
 
-/// How fit_mds holds B (choose_storage, for `shape` as the fit builds it,
-/// `limit` bytes per rank on `ranks` ranks): only its blocks on and below the
+/// The plan of fit_mds (plan_fit, for `shape` as the fit builds it, `limit`
+/// bytes per rank on `ranks` ranks): its solver resolved, its memory plan,
+/// and how it holds B: only its blocks on and below the
 /// diagonal for distances from points under every metric but manhattan
 /// (computed pair by pair, whole); not at all (--storage none, or auto when
 /// nothing stored fits) for points under every metric.
-StorageChoice mds_storage(const MdsSettings& settings, const ProblemShape& shape, double limit,
-                          int ranks);
+FitPlan mds_fit_plan(const MdsSettings& settings, const ProblemShape& shape, double limit,
+                     int ranks);
 
 /// What an MDS fit produced; the same on every rank except where noted.
 struct MdsResult {

@@ -99,6 +99,9 @@ struct MemoryCheck {
 /// within plan_limits; otherwise the limit it breaks, or how much is needed and available, how many
 /// ranks (the next power-of-two multiple) or which solver would fit, and the plan.
 std::string memory_shortfall(const ProblemShape& shape, int ranks, double limit);
+/// The same with `plan` = plan_memory(shape), made once by the caller.
+std::string memory_shortfall(const ProblemShape& shape, const MemoryPlan& plan, int ranks,
+                             double limit);
 
 /// For a fit whose busiest rank needs `bytes_for(P)` bytes on P ranks and no
 /// ScaLAPACK matrix (the approximate tier): empty if `ranks` ranks fit in
@@ -113,6 +116,10 @@ std::string streamed_shortfall(const std::function<double(int)>& bytes_for, int 
 /// memory divided among its ranks). The message says how much is needed,
 /// how much there is, how many ranks would fit and whether krylov would.
 MemoryCheck check_memory(const ProblemShape& shape, double limit, const Comm& comm);
+/// The same with `plan` = plan_memory(shape), made once at the start of the
+/// fit (FitPlan::memory). @pre limit > 0
+MemoryCheck check_memory(const ProblemShape& shape, const MemoryPlan& plan, double limit,
+                         const Comm& comm);
 
 /// Collective: memory this rank may use: the node's MemAvailable divided by
 /// the ranks sharing the node (MPI_Comm_split_type SHARED).
