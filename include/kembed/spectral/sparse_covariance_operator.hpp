@@ -11,21 +11,18 @@
 /// eigenvalues are sigma_j^2 / (n-1) for the singular values sigma_j of X
 /// S^{-1} (scikit-learn's TruncatedSVD singular_values_ are those sigma_j).
 ///
-/// A product Y = C V (V d x w) on the solver's block-cyclic rows of d:
-///   1. allgather V to every rank (d x w), V' = S^{-1} V;
-///   2. T = X_r V' - 1 (mu^T V') for this rank's rows X_r (CSR, 2 nnz w);
-///   3. U_r = X_r^T T - mu (1^T T) (CSR transposed, 2 nnz w), each row of
-///      T used as soon as it is formed, so T is never stored;
-///   4. U = sum_r U_r, each rank receiving only its own rows (an all-to-all
-///      of the d x w sums, added in rank order), Y = S^{-1} U / (n-1).
-/// Memory: the CSR arrays are referenced, not copied; a product holds a few
-/// d x w blocks, nothing of the size of the rows.
+/// The product is SparseNormalOperator's (sparse_normal_operator.hpp) with
+/// B = (X - 1 mu^T) S^{-1} / sqrt(n-1): D_a = I / sqrt(n-1), D_b = S^{-1},
+/// a = 1 / sqrt(n-1), b = S^{-1} mu (a = 0 without centering). Memory: the
+/// CSR arrays are referenced, not copied; a product holds a few d x w
+/// blocks, nothing of the size of the rows.
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "kembed/io/csr_rows.hpp"
+#include "kembed/spectral/sparse_normal_operator.hpp"
 #include "kembed/spectral/symmetric_operator.hpp"
 
 namespace kembed::spectral {
@@ -43,16 +40,16 @@ class SparseCovarianceOperator final : public SymmetricOperator {
   SparseCovarianceOperator(const io::CsrRows& x, const BlacsGrid& grid, int block_size, bool center,
                            bool standardize, const std::string& source);
 
-  std::int64_t order() const override { return x_.cols; }
-  const BlacsGrid& grid() const override { return grid_; }
-  int block_size() const override { return rows_.block_size(); }
-  const BlockCyclic1D& rows() const override { return rows_; }
-  /// Collective: y = C x (steps 1-4 above).
-  void apply(const double* x, int ldx, int width, double* y, int ldy) override;
-  /// held = the CSR arrays and the column statistics; work = the replicated
-  /// d x w blocks, this rank's rows of V and the received sums;
-  /// flops = 4 nnz w (two sparse products) + 6 d w.
-  OperatorCost cost(int width) const override;
+  std::int64_t order() const override { return core_.order(); }
+  const BlacsGrid& grid() const override { return core_.grid(); }
+  int block_size() const override { return core_.block_size(); }
+  const BlockCyclic1D& rows() const override { return core_.rows(); }
+  /// Collective: y = C x (SparseNormalOperator::apply).
+  void apply(const double* x, int ldx, int width, double* y, int ldy) override {
+    core_.apply(x, ldx, width, y, ldy);
+  }
+  /// SparseNormalOperator::cost: flops = 4 nnz w (two sparse products) + 6 d w.
+  OperatorCost cost(int width) const override { return core_.cost(width); }
 
   /// Local: T = (X_r - 1 mu^T) S^{-1} V for this rank's rows, mu taken as 0
   /// without centering: `v` is d x width row-major (replicated), `t`
@@ -61,41 +58,32 @@ class SparseCovarianceOperator final : public SymmetricOperator {
   void centered_product(const double* v, int width, double* t) const;
 
   /// The column means mu (length d, every rank), whether or not C centers.
-  const std::vector<double>& mean() const { return mean_; }
+  const std::vector<double>& mean() const { return stats_.mean; }
   /// The column standard deviations (n-1) with standardize, else all 1.
-  const std::vector<double>& scale() const { return scale_; }
+  const std::vector<double>& scale() const { return stats_.scale; }
   /// trace(C), exact from the stored entries: per column, the squares of the
   /// stored entries (minus mu_j when centering) plus the unstored zeros'
   /// (n - stored) mu_j^2, over s_j^2 (n-1).
-  double trace() const { return trace_; }
+  double trace() const { return stats_.trace; }
   /// Sum of the (scaled) columns' sample variances (n-1 denominator): the
   /// trace of the centered covariance, also without centering.
-  double total_variance() const { return total_variance_; }
+  double total_variance() const { return stats_.total_variance; }
   /// Products applied so far.
-  long long products() const { return products_; }
+  long long products() const { return core_.products(); }
 
  private:
-  void check_rows(const std::string& source) const;
-  // mu^T S^{-1} V for the d x w row-major V (zeros without centering).
-  std::vector<double> mean_shift(const double* v, std::size_t w) const;
-  // Row i of (X_r - 1 mu^T) S^{-1} V into `row` (w values), given mean_shift.
-  void row_product(std::int64_t i, const double* v, std::size_t w, const double* shift,
-                   double* row) const;
-  void take_statistics(bool standardize, const std::string& source);
+  struct Statistics {
+    std::vector<double> mean, scale;
+    double trace = 0, total_variance = 0;
+  };
+  // Checks the rows, then takes the column statistics (agreed errors).
+  static Statistics take_statistics(const io::CsrRows& x, const Comm& comm, bool center,
+                                    bool standardize, const std::string& source);
+  static NormalFactors factors(const io::CsrRows& x, const Statistics& stats, bool center);
 
-  const io::CsrRows& x_;
-  const BlacsGrid& grid_;
-  BlockCyclic1D rows_;
-  bool center_;
-  std::vector<double> mean_, scale_;
-  double trace_ = 0, total_variance_ = 0;
-  // For global row g of d: its owner's rank, and its local index there.
-  std::vector<int> owner_, owner_local_;
-  // Rows of d each rank owns, and where its piece starts in a gathered block
-  // (in rows; times the width for values).
-  std::vector<std::int64_t> owned_, owned_before_;
-  std::vector<double> gathered_, v_, u_, received_;
-  long long products_ = 0;
+  double root_n1_;  // sqrt(n-1): T = sqrt(n-1) B V
+  Statistics stats_;
+  SparseNormalOperator core_;
 };
 
 }  // namespace kembed::spectral
