@@ -158,6 +158,8 @@ H5adLayout h5ad_inspect(const Comm& comm, hid_t file, const std::string& path, c
       error = path + ": group " + group + " has no shape attribute of two integers";
     else if (shape[0] < 0 || shape[1] < 0)
       error = path + ": " + group + " has a negative shape (" + std::to_string(shape[0]) + ", " + std::to_string(shape[1]) + ")";
+    else if (shape[0] > (std::int64_t{1} << 62))
+      error = path + ": " + group + " has " + std::to_string(shape[0]) + " rows, more than kembed supports (2^62)";
     else if (shape[1] > std::numeric_limits<std::int32_t>::max())
       error = path + ": " + group + " has " + std::to_string(shape[1]) + " columns, more than kembed supports (2^31 - 1)";
     agree(comm, error);

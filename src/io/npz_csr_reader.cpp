@@ -216,6 +216,8 @@ CsrRows read_npz_csr(const std::string& path, const Comm& comm) {
       if (rows < 0 || cols < 0) throw Error(shape.where() + ": negative extent in shape (" + std::to_string(rows) + ", " + std::to_string(cols) + ")");
       if (cols > std::numeric_limits<std::int32_t>::max())
         throw Error(shape.where() + ": " + std::to_string(cols) + " columns is more than kembed supports (2^31 - 1)");
+      if (rows > (std::int64_t{1} << 62))
+        throw Error(shape.where() + ": " + std::to_string(rows) + " rows is more than kembed supports (2^62)");
     }
     {
       NpzMember indices(*zip, npz_member(*zip, "indices.npy"));
