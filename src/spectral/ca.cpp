@@ -145,9 +145,9 @@ void form_cross(const DistMatrix& s, CaRoute route, DistMatrix& a) {
   cross_product(route == CaRoute::rows ? 'N' : 'T', 1.0, s, a);
 }
 
-// Rank 0: principal coordinates, contributions, cos2 and quality from the
-// gathered standard coordinates.
-void derive(CaPoints& p, const std::vector<double>& inertias) {
+}  // namespace
+
+void derive_ca_points(CaPoints& p, const std::vector<double>& inertias) {
   const std::size_t k = inertias.size(), count = p.mass.size();
   p.principal.assign(count * k, 0.0);
   p.contribution.assign(count * k, 0.0);
@@ -163,8 +163,6 @@ void derive(CaPoints& p, const std::vector<double>& inertias) {
       p.quality[i] += p.cos2[i * k + t];
     }
 }
-
-}  // namespace
 
 CaResult fit_ca(DistMatrix& table, const CaSettings& settings, const std::string& source,
                 const std::vector<std::string>& row_names,
@@ -294,8 +292,8 @@ CaResult fit_ca(DistMatrix& table, const CaSettings& settings, const std::string
   rp.standard = row_major_on_root(phi);
   cp.standard = row_major_on_root(gamma);
   if (comm.is_root()) {
-    derive(rp, result.principal_inertias);
-    derive(cp, result.principal_inertias);
+    derive_ca_points(rp, result.principal_inertias);
+    derive_ca_points(cp, result.principal_inertias);
   }
   timer.stop();
   return result;

@@ -73,6 +73,12 @@ struct CaPoints {
   std::vector<double> quality;        ///< rank 0: sum over the k kept dimensions of cos2
 };
 
+/// Local (rank 0 in the fits): fills p.principal (F = Phi Sigma),
+/// p.contribution, p.cos2 and p.quality from p.standard (count x k
+/// row-major), p.mass and p.inertia; `inertias` holds the k principal
+/// inertias sigma^2. The dense and the sparse fits share it.
+void derive_ca_points(CaPoints& p, const std::vector<double>& inertias);
+
 /// What a CA fit produced; the same on every rank except the rank-0 arrays.
 struct CaResult {
   std::int64_t rows = 0, cols = 0;  ///< I, J of the table (dropped ones included)
