@@ -59,6 +59,9 @@ int krylov_depth(int b, const KrylovSettings& s, std::int64_t n) {
 
 namespace {
 
+// Bases up to this many columns are tested for convergence after every block.
+constexpr int kAlwaysTestedBasis = 256;
+
 // Sum of small matrices over ranks, identical on every rank.
 void reduce(const Comm& comm, std::vector<double>& values) { comm.sum_in_place(values); }
 
@@ -97,7 +100,8 @@ class BlockKrylov {
         v_(line_, n_, m_ + b_, nb_),
         y_(line_, n_, b_, nb_),
         ay_(line_, n_, b_, nb_),
-        exact_(a.exact_products()) {
+        exact_(a.exact_products()),
+        product_flops_(comm_.max(a.cost(b_).flops)) {
     agree(comm_, v_.local_rows() == a.rows().local_size() && a.rows().global_size() == n_ &&
                          a.rows().block_size() == nb_
                      ? ""
@@ -134,7 +138,17 @@ class BlockKrylov {
             related_ = orthonormalize(top, next, &coupling_) && related_;
         }
         const bool full = top == m_;
-        if (rayleigh_ritz(result, top, last, full)) {
+        // The test inside a cycle solves the top x top projection (about
+        // 10 top^3 flops on every rank). While that is cheap (top <= 256,
+        // milliseconds) it runs after every block; beyond, once the products
+        // since the last test cost as much, so that a cheap operator (sparse
+        // rows) with a deep basis is not dominated by its tests. Agreed on
+        // every rank (product_flops_ is the ranks' largest).
+        untested_flops_ += product_flops_;
+        const double test_flops = 10.0 * double(top) * top * top;
+        const bool test = full || top <= kAlwaysTestedBasis || untested_flops_ >= test_flops;
+        if (test) untested_flops_ = 0;
+        if (test && rayleigh_ritz(result, top, last, full)) {
           result.converged = true;
           break;
         }
@@ -419,6 +433,8 @@ class BlockKrylov {
   double last_verified_ = INFINITY;  ///< worst residual of the last product that failed tol
   bool exact_;                       ///< a.exact_products()
   int matvecs_ = 0;
+  double product_flops_;        ///< one product of b columns, the ranks' largest
+  double untested_flops_ = 0;   ///< product flops since the last convergence test
   std::uint64_t restarts_ = 0;
 };
 
