@@ -186,7 +186,8 @@ CaResult fit_sparse_ca(const io::CsrRows& x, const BlacsGrid& grid, const CaSett
     }
   SparseNormalOperator op(x, grid, settings.block_size, std::move(factors));
 
-  SpectralRequest request{settings.components, Solver::krylov, settings.krylov};
+  SpectralRequest request{settings.components, Solver::krylov,
+                          sparse_krylov(settings.krylov, settings.components, op.order())};
   request.threshold_size = double(std::max(rows, cols));
   request.too_few_positive = [&](const PositiveShortfall& f) {
     const int available = f.total.value_or(f.positive);

@@ -202,4 +202,12 @@ OperatorCost SparseNormalOperator::cost(int width) const {
   return c;
 }
 
+KrylovSettings sparse_krylov(KrylovSettings asked, int k, std::int64_t order) {
+  if (asked.depth > 0) return asked;
+  const std::int64_t b = std::max(1, krylov_block_width(k, asked));
+  asked.depth =
+      static_cast<int>(std::clamp<std::int64_t>(order / (2 * b), 8, kSparseKrylovDepth));
+  return asked;
+}
+
 }  // namespace kembed::spectral

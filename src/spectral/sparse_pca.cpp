@@ -72,7 +72,7 @@ SparsePcaResult fit_sparse_pca(const io::CsrRows& x, const BlacsGrid& grid,
   result.scale = op.scale();
   result.total_variance = op.total_variance();
 
-  SpectralRequest request{k, Solver::krylov, settings.krylov};
+  SpectralRequest request{k, Solver::krylov, sparse_krylov(settings.krylov, k, op.order())};
   request.threshold_size = static_cast<double>(std::max(n, d));
   // trace(C) >= ||C||_F for the positive semi-definite C: the residuals and
   // the zero threshold are taken relative to it.
