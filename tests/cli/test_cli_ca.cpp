@@ -423,3 +423,59 @@ TEST(CliCa, KrylovBreakdownOnMcaIsCaughtEarlyAndReportedTruthfully) {
                   expected["principal_inertias"][t].get<double>(), 1e-12);
   }
 }
+
+// A sparse table (Matrix Market, zeros not stored) takes the sparse operator
+// (run.json says so) and gives the Jacobi reference's inertias, the dense
+// run's coordinates at 1 and 4 ranks, and the same rows and columns files.
+TEST(CliCa, SparseTableMatchesTheDenseAnalysis) {
+  const fs::path dir = scratch_dir("ca_sparse");
+  const std::size_t rows = 30, cols = 7;
+  const int k = 2;
+  Matrix n = zeros(rows, cols);
+  std::string entries;
+  std::size_t stored = 0;
+  for (std::size_t j = 0; j < cols; ++j)
+    for (std::size_t i = 0; i < rows; ++i) {
+      // Every row and column has counts; about half the cells are zero.
+      const double v = (i % cols == j) ? 3 + double(i % 4) : ((i * j + i) % 2 ? 0 : double((i + j) % 3));
+      if (v == 0) continue;
+      n(i, j) = v;
+      entries += std::to_string(i + 1) + " " + std::to_string(j + 1) + " " + format_g17(v) + "\n";
+      ++stored;
+    }
+  write_file(dir / "t.mtx", "%%MatrixMarket matrix coordinate integer general\n" +
+                                std::to_string(rows) + " " + std::to_string(cols) + " " +
+                                std::to_string(stored) + "\n" + entries);
+  std::string csv;
+  for (std::size_t i = 0; i < rows; ++i)
+    for (std::size_t j = 0; j < cols; ++j) csv += format_g17(n(i, j)) + (j + 1 < cols ? "," : "\n");
+  write_file(dir / "t.csv", csv);
+  const Reference ref = reference(n);
+
+  RUN_OK(dense, (std::vector<std::string>{"ca", "--input", (dir / "t.csv").string(), "-k", "2",
+                                          "--output-dir", (dir / "dense").string()}),
+         2);
+  const Points dense_rows = read_points(dir / "dense" / "rows.csv");
+  const Points dense_cols = read_points(dir / "dense" / "columns.csv");
+  for (int np : {1, 4}) {
+    SCOPED_TRACE("np " + std::to_string(np));
+    const fs::path out = dir / ("sparse" + std::to_string(np));
+    RUN_OK(r, (std::vector<std::string>{"ca", "--input", (dir / "t.mtx").string(), "-k", "2",
+                                        "--output-dir", out.string()}),
+           np);
+    const Json report = Json::parse(read_file(out / "run.json"));
+    EXPECT_TRUE(contains(report.value("input_storage", ""), "sparse (mtx)")) << report.dump();
+    EXPECT_EQ(report.value("stored_entries", 0LL), static_cast<long long>(stored));
+    EXPECT_NEAR(report["total_inertia"].get<double>(), ref.chi2_over_n, 1e-13);
+    const Csv inertias = read_result_csv(out / "inertias.csv");
+    ASSERT_EQ(inertias.data.rows, std::size_t(k));
+    for (int t = 0; t < k; ++t) EXPECT_NEAR(inertias.data(t, 0), ref.inertias[t], 1e-13);
+    const Points sparse_rows = read_points(out / "rows.csv");
+    const Points sparse_cols = read_points(out / "columns.csv");
+    EXPECT_EQ(sparse_rows.header, dense_rows.header);
+    EXPECT_EQ(sparse_rows.labels, dense_rows.labels);
+    EXPECT_LT(max_abs_diff(sparse_rows.values, dense_rows.values), 1e-10);
+    EXPECT_EQ(sparse_cols.labels, dense_cols.labels);
+    EXPECT_LT(max_abs_diff(sparse_cols.values, dense_cols.values), 1e-10);
+  }
+}
