@@ -143,6 +143,11 @@ CaResult fit_and_write(Run& run, const SolveOptions& solve, CaSettings settings)
   MemoryCheck memory;
   CaResult r;
   if (sparse) {
+    // The CSR rows are read; the guard counts them with what the solve adds.
+    memory = check_memory(sparse_problem_shape(rows, cols, sparse->busiest_entries(),
+                                               settings.components, run.grid().nprow(),
+                                               run.grid().npcol(), nb),
+                          settings.max_memory_per_rank, run.world());
     r = fit_sparse_ca(sparse->csr(), run.grid(), settings, input.path(), run.timer());
   } else {
     // Before the table is read: it is the largest item after the cross-product.
@@ -267,6 +272,10 @@ void run_ca(const po::variables_map& vm, const Comm& world) {
   Job job("ca", output, solve.layout, {in.input}, [&](const Comm& c) { return in.open(c); });
   job.with_grid([&](const io::MatrixFile& file) { return ca_grid(settings, file); });
   job.with_dry_run(solve, [&](const io::MatrixFile& file, const BlacsGrid& grid) {
+    if (const auto* sparse = dynamic_cast<const io::SparseMatrixInput*>(&file))
+      return sparse_problem_shape(file.rows(), file.cols(), sparse->busiest_entries(),
+                                  settings.components, grid.nprow(), grid.npcol(),
+                                  settings.block_size);
     return ca_problem_shape(file.rows(), file.cols(), settings, grid.nprow(), grid.npcol());
   });
   drive(vm, world, job, [&](Run& run) {

@@ -153,6 +153,13 @@ std::string stored_entries_fingerprint(const io::CsrRows& x, const Comm& comm) {
   return fingerprint_hex(comm.sum_modular(sum));
 }
 
+// Collective: the memory plan's shape of a sparse fit of `input`.
+ProblemShape sparse_shape(const io::SparseMatrixInput& input, int k, const BlacsGrid& grid,
+                          int block_size) {
+  return sparse_problem_shape(input.rows(), input.cols(), input.busiest_entries(), k,
+                              grid.nprow(), grid.npcol(), block_size);
+}
+
 SparseFit fit_sparse(Run& run, const io::SparseMatrixInput& input, const PcaSettings& settings,
                      bool center) {
   const std::string& path = input.path();
@@ -172,9 +179,15 @@ SparseFit fit_sparse(Run& run, const io::SparseMatrixInput& input, const PcaSett
   s.whiten = settings.whiten;
   s.block_size = settings.block_size;
   s.krylov = settings.krylov;
+  // The CSR rows are read; the guard counts them with what the solve adds.
+  const MemoryCheck memory =
+      check_memory(sparse_shape(input, settings.components, run.grid(), settings.block_size),
+                   settings.max_memory_per_rank, run.world());
   SparsePcaResult f = fit_sparse_pca(input.csr(), run.grid(), s, path, run.timer());
   SparseFit fit;
   PcaResult& r = fit.result;
+  r.estimated_peak_bytes = memory.estimate;
+  r.memory_limit_bytes = memory.limit;
   r.n = f.n;
   r.d = f.d;
   r.k = f.k;
@@ -231,6 +244,8 @@ void run_pca(const po::variables_map& vm, const Comm& world) {
     return pca_grid(settings.route, file.rows(), file.cols());
   });
   job.with_dry_run(solve, [&](const io::MatrixFile& file, const BlacsGrid& grid) {
+    if (const auto* sparse = dynamic_cast<const io::SparseMatrixInput*>(&file))
+      return sparse_shape(*sparse, settings.components, grid, settings.block_size);
     return pca_problem_shape(file.rows(), file.cols(), settings, grid.nprow(), grid.npcol());
   });
   drive(vm, world, job, [&](Run& run) {

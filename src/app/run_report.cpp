@@ -79,8 +79,12 @@ std::string describe_plan(const std::string& title, const ProblemShape& shape, i
                           double available, const std::string& extra) {
   const Solver solver = resolve_solver(shape.solver, shape.n, shape.k);
   std::string text = title + ": " + std::to_string(shape.n) + " x " + std::to_string(shape.n) +
-                     " matrix";
-  if (shape.data_rows > 0)
+                     (shape.sparse_entries > 0 ? " operator" : " matrix");
+  if (shape.sparse_entries > 0)
+    text += " of " + std::to_string(shape.data_rows) + " x " + std::to_string(shape.data_cols) +
+            " sparse data (at most " + std::to_string(shape.sparse_entries) +
+            " stored entries on a rank)";
+  else if (shape.data_rows > 0)
     text += " from " + std::to_string(shape.data_rows) + " x " + std::to_string(shape.data_cols) +
             " data";
   else if (shape.d > 0)

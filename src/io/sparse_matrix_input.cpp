@@ -30,6 +30,10 @@ SparseMatrixInput::SparseMatrixInput(const Comm& comm, std::string path, std::st
       format_(std::move(format)),
       csr_(std::move(csr)) {}
 
+std::int64_t SparseMatrixInput::busiest_entries() const {
+  return comm_.max(static_cast<long long>(csr_.nonzeros()));
+}
+
 std::vector<double> SparseMatrixInput::read_rows(const std::vector<RowRange>& ranges) {
   // Every rank learns every rank's ranges: [count, begin, end, begin, end, ...].
   std::vector<std::int64_t> mine{static_cast<std::int64_t>(ranges.size())};

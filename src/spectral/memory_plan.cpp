@@ -16,6 +16,7 @@
 #include "kembed/spectral/kernel_operator.hpp"
 #include "kembed/spectral/matrix_storage.hpp"
 #include "kembed/spectral/pca_rows.hpp"
+#include "kembed/spectral/sparse_normal_operator.hpp"
 #include "kembed/spectral/stored_operator.hpp"
 
 namespace kembed::spectral {
@@ -224,7 +225,44 @@ MemoryPlan plan_matrix_free(const ProblemShape& s) {
   return plan;
 }
 
+// Sparse rows (ProblemShape::sparse_entries): the busiest rank's CSR arrays
+// (an int32 column and a double value per entry, an offset per row; the rows
+// are split by entries, so a rank's row count is estimated as the average),
+// the operator's column statistics and scalings (6 d) and row factors, a
+// product's blocks (the gathered d x b block, its row-major copy, the sums
+// and the received rows: 4 d b), the Krylov basis on the operator's rows,
+// the scores of the rank's rows, and the results gathered on rank 0 (n x k
+// scores, d x k axes).
+MemoryPlan plan_sparse_data(const ProblemShape& s) {
+  const double d = double(s.n), ranks = double(s.nprow) * s.npcol;
+  const double rows = std::ceil(double(s.data_rows) / ranks);
+  const auto [b, basis] = krylov_basis(s, sparse_krylov(KrylovSettings{}, s.k, s.n));
+  MemoryPlan plan;
+  plan.items.push_back({"process baseline", kBaseline});
+  plan.items.push_back({"sparse rows (CSR: column and value per stored entry, offset per row)",
+                        double(s.sparse_entries) * (4 + kDouble) + (rows + 1) * 8});
+  plan.items.push_back({"column statistics and scalings (d, every rank), row factors",
+                        6 * d * kDouble + 2 * rows * kDouble});
+  plan.items.push_back({"product blocks (d x b, every rank)", 4 * d * b * kDouble});
+  plan.items.push_back({"krylov basis and Ritz vectors", basis});
+  plan.items.push_back({"scores of this rank's rows", rows * s.k * kDouble});
+  plan.items.push_back({"results gathered on rank 0",
+                        (double(s.data_rows) + d) * s.k * kDouble});
+  return plan;
+}
+
+ProblemShape sparse_problem_shape(std::int64_t rows, std::int64_t cols,
+                                  std::int64_t busiest_entries, int k, int nprow, int npcol,
+                                  int block_size) {
+  ProblemShape shape{cols, 0, k, nprow, npcol, block_size, Solver::krylov};
+  shape.data_rows = rows;
+  shape.data_cols = cols;
+  shape.sparse_entries = std::max<std::int64_t>(1, busiest_entries);
+  return shape;
+}
+
 MemoryPlan plan_memory(const ProblemShape& s) {
+  if (s.sparse_entries > 0) return plan_sparse_data(s);
   if (s.graph_neighbors > 0) return plan_sparse_graph(s);
   if (s.matrix_free) return plan_matrix_free(s);
   const SolverSizes z = sizes_of(s);

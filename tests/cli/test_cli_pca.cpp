@@ -864,6 +864,19 @@ TEST(PcaCli, SparseInputIsThePcaOfItsDenseMatrix) {
     EXPECT_NEAR(o.report.value("total_variance", 0.0), total, 1e-12 * total);
   }
 
+  // The dry run plans the sparse operator: the CSR rows, never a dense
+  // n x d matrix; stored entries per rank at most the total.
+  {
+    RUN_OK(r,
+           (std::vector<std::string>{"pca", "--input", (dir / "x.mtx").string(), "--components",
+                                     "3", "--dry-run", "--output-dir", (dir / "dry").string()}),
+           2);
+    EXPECT_TRUE(contains(r.out, "8 x 8 operator of 60 x 8 sparse data")) << r.out;
+    EXPECT_TRUE(contains(r.out, "sparse rows (CSR")) << r.out;
+    EXPECT_FALSE(contains(r.out, "data matrix")) << r.out;
+    EXPECT_FALSE(fs::exists(dir / "dry"));
+  }
+
   // The model of the sparse fit places the training rows (read dense from
   // the .npy) where the fit put them.
   const Matrix again = transform(dir / "fit1" / "model", dir / "x.npy", dir / "again", 3, k);

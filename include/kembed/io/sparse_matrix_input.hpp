@@ -27,6 +27,8 @@ class SparseMatrixInput : public MatrixFile {
 
   /// This rank's rows, as read.
   const CsrRows& csr() const { return csr_; }
+  /// Collective: the most stored entries any rank holds (for memory plans).
+  std::int64_t busiest_entries() const;
 
  private:
   SparseMatrixInput(const Comm& comm, std::string path, std::string format, CsrRows csr);

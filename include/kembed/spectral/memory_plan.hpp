@@ -51,7 +51,20 @@ struct ProblemShape {
   /// Counted as if they lived through the solve, though they are freed
   /// before it: the guard errs towards refusing rather than running out.
   double additive_blocks = 0;
+  /// > 0: the data are sparse rows (pca or ca of a .h5ad, .npz or .mtx
+  /// file) and the busiest rank stores this many entries; n is the order of
+  /// the operator (d for pca, the J columns for ca), data_rows the data's
+  /// rows. The plan counts the CSR rows, the column statistics, a product's
+  /// d x b blocks, the Krylov basis of the sparse fits (sparse_krylov) and
+  /// the results: never an n x n or a dense data matrix.
+  std::int64_t sparse_entries = 0;
 };
+
+/// The shape of a sparse fit (ProblemShape::sparse_entries) of a rows x
+/// cols CSR matrix whose busiest rank stores `busiest_entries`.
+ProblemShape sparse_problem_shape(std::int64_t rows, std::int64_t cols,
+                                  std::int64_t busiest_entries, int k, int nprow, int npcol,
+                                  int block_size);
 
 /// The block size a fit uses for an n x n decomposition (`order` = n) when
 /// `requested` is asked: min(requested, order), at least 1. A block larger
