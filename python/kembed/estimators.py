@@ -346,6 +346,28 @@ class PCA(_KembedTransformer):
         """The inverse of ``get_covariance()`` (model/precision.npy; absent when C is singular)."""
         return self._model_matrix("precision")
 
+    def _model_matrix(self, name):
+        check_fitted(self, "result_")
+        matrix = self.result_.model_arrays.get(name)
+        if matrix is None:
+            note = self.report_.get("covariance_note") or self.report_.get("log_likelihood_note")
+            raise ValueError(f"this PCA model has no {name} matrix" + (f": {note}" if note else ""))
+        return np.array(matrix, dtype=np.float64)
+
+    def inverse_transform(self, X):
+        """x = mean + scale * (Z W) with W = components_ (k x d), undoing whitening.
+
+        Computed here from the model (k x d numbers; no MPI run needed).
+        """
+        check_fitted(self, "components_")
+        Z = _as_2d(X)
+        if Z.shape[1] != self.components_.shape[0]:
+            raise ValueError(f"X has {Z.shape[1]} columns, the model {self.components_.shape[0]} "
+                             f"components")
+        if self.whiten:
+            Z = Z * np.sqrt(self.explained_variance_)
+        return self.mean_ + (Z @ self.components_) * self.scale_
+
 
 class TruncatedSVD(_KembedTransformer):
     """Truncated SVD, or LSA (``kembed pca --no-center``), with scikit-learn's parameters.
@@ -400,27 +422,14 @@ class TruncatedSVD(_KembedTransformer):
         self.singular_values_ = r.singular_values_
         return self
 
-    def _model_matrix(self, name):
-        check_fitted(self, "result_")
-        matrix = self.result_.model_arrays.get(name)
-        if matrix is None:
-            note = self.report_.get("covariance_note") or self.report_.get("log_likelihood_note")
-            raise ValueError(f"this PCA model has no {name} matrix" + (f": {note}" if note else ""))
-        return np.array(matrix, dtype=np.float64)
-
     def inverse_transform(self, X):
-        """x = mean + scale * (Z W) with W = components_ (k x d), undoing whitening.
-
-        Computed here from the model (k x d numbers; no MPI run needed).
-        """
+        """Back to the input space: X components_ (scikit-learn's TruncatedSVD)."""
         check_fitted(self, "components_")
         Z = _as_2d(X)
         if Z.shape[1] != self.components_.shape[0]:
             raise ValueError(f"X has {Z.shape[1]} columns, the model {self.components_.shape[0]} "
                              f"components")
-        if self.whiten:
-            Z = Z * np.sqrt(self.explained_variance_)
-        return self.mean_ + (Z @ self.components_) * self.scale_
+        return Z @ self.components_
 
 
 class ClassicalMDS(_KembedTransformer):

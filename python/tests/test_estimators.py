@@ -478,3 +478,5 @@ def test_truncated_svd_is_the_svd_of_x(ranks):
     np.testing.assert_allclose(kembed.TruncatedSVD(3).fit(D).singular_values_, s[:3], rtol=1e-10)
     Y = sparse_counts(5, 12, 8)
     np.testing.assert_allclose(t.transform(Y), Y.toarray() @ t.components_.T, atol=1e-10)
+    np.testing.assert_allclose(t.inverse_transform(t.transform(Y)),
+                               Y.toarray() @ Vt[:3].T @ Vt[:3], atol=1e-10)
