@@ -310,7 +310,9 @@ TEST(SparseInput, AllEmptyMatrices) {
   for (const auto& [file, group] : {std::pair<std::string, std::string>{"empty.npz", ""}, {"empty.mtx", ""},
                                     {"cells.h5ad", "/layers/empty"}}) {
     CsrRows m;
-    const std::string error = caught([&] { m = read_csr(dir + "/" + file, group, comm); });
+    // Copies: a lambda may not capture a structured binding in C++17.
+    const std::string path = dir + "/" + file, dataset = group;
+    const std::string error = caught([&] { m = read_csr(path, dataset, comm); });
     ASSERT_TRUE(all_ranks(comm, error.empty())) << error;
     EXPECT_TRUE(all_ranks(comm, m.rows == n && m.cols == d && m.nonzeros() == 0)) << file;
     EXPECT_EQ(comm.sum(static_cast<long long>(m.local_rows())), n) << file;
