@@ -52,7 +52,12 @@ std::string rate(double value, const char* unit) {
 MachineRates measure_machine_rates(std::int64_t d) {
   MachineRates rates;
   const int rows = BlockProduct::kChunkRows;
-  const int depth = static_cast<int>(std::clamp<std::int64_t>(d, 1, 1024));
+  // At least 64 deep: the products (2b flops per entry, dgemm with a depth
+  // of a block, 64 and more) run at this rate too, and below 64 the Gram
+  // part (2d flops) is a small share of an entry's cost beside the map.
+  // (At d = 3 a 2048 x 64 x 3 dgemm ran at 0.1 GFLOP/s, all call overhead,
+  // and priced a 20,000-point MDS at 473 s.)
+  const int depth = static_cast<int>(std::clamp<std::int64_t>(d, 64, 1024));
   rates.gemm_depth = depth;
 
   // The Gram product of one recomputed chunk, repeated to about 1e8 flops.

@@ -364,6 +364,9 @@ TEST(MatrixFree, TimeEstimateFollowsItsModel) {
   const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
   EXPECT_LT(took.count(), 1.5);
   EXPECT_EQ(here.gemm_depth, 64);
+  // Few features: still measured 64 deep, the depth of the products (at
+  // d = 3 a 3-deep dgemm is all call overhead).
+  EXPECT_EQ(measure_machine_rates(3).gemm_depth, 64);
   for (double r : {here.gemm_flops, here.map_entries, here.read_bytes})
     EXPECT_TRUE(std::isfinite(r) && r > 0) << r;
   const std::string text = describe_time_estimate(shape, estimate_time(shape, here), here);

@@ -20,7 +20,7 @@ struct MachineRates {
   double gemm_flops = 0;   ///< flop/s of dgemm on a kChunkRows x nb x d Gram tile
   double map_entries = 0;  ///< entries/s of the rbf map (exp of a squared distance)
   double read_bytes = 0;   ///< bytes/s of a streaming read far beyond the caches
-  int gemm_depth = 0;      ///< the inner dimension d the dgemm rate was measured at
+  int gemm_depth = 0;      ///< the inner dimension the dgemm rate was measured at: d, at least 64
 };
 
 /// Measures the three rates on this rank alone (no communication), in about
