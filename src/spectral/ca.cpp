@@ -164,22 +164,11 @@ void derive_ca_points(CaPoints& p, const std::vector<double>& inertias) {
     }
 }
 
-CaResult fit_ca(DistMatrix& table, const CaSettings& settings, const std::string& source,
-                const std::vector<std::string>& row_names,
-                const std::vector<std::string>& col_names, PhaseTimer& timer) {
-  const Comm& comm = table.grid().comm();
-  const std::int64_t rows = table.rows(), cols = table.cols();
-  CaResult result;
-  result.rows = rows;
-  result.cols = cols;
-  result.route = resolve_ca_route(settings.route, rows, cols);
-  const bool by_rows = result.route == CaRoute::rows;
-
-  timer.start("masses");
-  check_non_negative(table, source, row_names, col_names);
-  std::vector<double> row_sum, col_sum;
-  margins(
-      table, [](double v) { return v; }, row_sum, col_sum);
+void check_ca_margins(const Comm& comm, const std::vector<double>& row_sum,
+                      const std::vector<double>& col_sum, const CaSettings& settings,
+                      const std::string& source, const std::vector<std::string>& row_names,
+                      const std::vector<std::string>& col_names, CaResult& result) {
+  const std::int64_t rows = std::int64_t(row_sum.size()), cols = std::int64_t(col_sum.size());
   double n = 0;
   for (double v : row_sum) n += v;
   result.grand_total = n;
@@ -218,6 +207,28 @@ CaResult fit_ca(DistMatrix& table, const CaSettings& settings, const std::string
   cp.mass = col_sum;
   for (double& v : rp.mass) v /= n;
   for (double& v : cp.mass) v /= n;
+}
+
+CaResult fit_ca(DistMatrix& table, const CaSettings& settings, const std::string& source,
+                const std::vector<std::string>& row_names,
+                const std::vector<std::string>& col_names, PhaseTimer& timer) {
+  const Comm& comm = table.grid().comm();
+  const std::int64_t rows = table.rows(), cols = table.cols();
+  CaResult result;
+  result.rows = rows;
+  result.cols = cols;
+  result.route = resolve_ca_route(settings.route, rows, cols);
+  const bool by_rows = result.route == CaRoute::rows;
+
+  timer.start("masses");
+  check_non_negative(table, source, row_names, col_names);
+  std::vector<double> row_sum, col_sum;
+  margins(
+      table, [](double v) { return v; }, row_sum, col_sum);
+  check_ca_margins(comm, row_sum, col_sum, settings, source, row_names, col_names, result);
+  const double n = result.grand_total;
+  CaPoints& rp = result.row_points;
+  CaPoints& cp = result.col_points;
 
   timer.start("residuals");
   // s_ij = (p_ij - r_i c_j) / sqrt(r_i c_j), in place; 0 for dropped ones.

@@ -47,13 +47,6 @@ void check_sparse_non_negative(const io::CsrRows& x, const Comm& comm, const std
   agree(comm, error);
 }
 
-std::vector<std::int64_t> zero_sums(const std::vector<double>& sums) {
-  std::vector<std::int64_t> zero;
-  for (std::size_t i = 0; i < sums.size(); ++i)
-    if (sums[i] == 0) zero.push_back(std::int64_t(i));
-  return zero;
-}
-
 }  // namespace
 
 CaResult fit_sparse_ca(const io::CsrRows& x, const BlacsGrid& grid, const CaSettings& settings,
@@ -80,43 +73,10 @@ CaResult fit_sparse_ca(const io::CsrRows& x, const BlacsGrid& grid, const CaSett
     }
   comm.sum_in_place(col_sum);
   const std::vector<double> row_sum = comm.allgatherv(local_sum);
-  double n = 0;
-  for (double v : row_sum) n += v;
-  result.grand_total = n;
-  if (!(n > 0) || !std::isfinite(n))
-    agree(comm, source + ": the counts sum to " + io::format_double(n) +
-                    "; correspondence analysis needs a positive, finite total");
+  check_ca_margins(comm, row_sum, col_sum, settings, source, {}, {}, result);
+  const double n = result.grand_total;
   CaPoints& rp = result.row_points;
   CaPoints& cp = result.col_points;
-  rp.dropped = zero_sums(row_sum);
-  cp.dropped = zero_sums(col_sum);
-  if (!settings.drop_empty) {
-    const char* hint = "; remove it or pass --drop-empty to leave empty rows and columns out";
-    if (!rp.dropped.empty())
-      agree(comm, source + ": row " + std::to_string(rp.dropped[0] + 1) +
-                      " is all zero (its profile is undefined)" + hint);
-    if (!cp.dropped.empty())
-      agree(comm, source + ": column " + std::to_string(cp.dropped[0] + 1) +
-                      " is all zero (its profile is undefined)" + hint);
-  }
-  const std::int64_t kept_rows = rows - std::int64_t(rp.dropped.size());
-  const std::int64_t kept_cols = cols - std::int64_t(cp.dropped.size());
-  if (kept_rows < 2 || kept_cols < 2)
-    agree(comm, source +
-                    ": correspondence analysis needs at least 2 non-empty rows and 2 "
-                    "non-empty columns, the table has " +
-                    std::to_string(kept_rows) + " x " + std::to_string(kept_cols) +
-                    " (a single row or column is its own average profile: it has no inertia)");
-  const std::int64_t most = std::min(kept_rows, kept_cols) - 1;
-  if (settings.components < 1 || settings.components > most)
-    agree(comm, "--components " + std::to_string(settings.components) +
-                    " must be between 1 and min(I, J) - 1 = " + std::to_string(most) + " for the " +
-                    std::to_string(kept_rows) + " x " + std::to_string(kept_cols) +
-                    " (non-empty) table in " + source);
-  rp.mass = row_sum;
-  cp.mass = col_sum;
-  for (double& v : rp.mass) v /= n;
-  for (double& v : cp.mass) v /= n;
   const std::vector<double>& r = rp.mass;
   const std::vector<double>& c = cp.mass;
 

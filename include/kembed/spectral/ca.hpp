@@ -96,6 +96,17 @@ struct CaResult {
   double smallest_gap = 0;
 };
 
+/// Collective: from the table's row and column sums (every rank), sets
+/// result.grand_total, the masses and the dropped (all-zero) rows and
+/// columns, and agrees on the errors the dense and the sparse fits share: a
+/// total that is not positive and finite, an all-zero row or column without
+/// settings.drop_empty (named with its label where rank 0 has one), fewer
+/// than 2 non-empty rows or columns, --components outside [1, min(I, J) - 1].
+void check_ca_margins(const Comm& comm, const std::vector<double>& row_sum,
+                      const std::vector<double>& col_sum, const CaSettings& settings,
+                      const std::string& source, const std::vector<std::string>& row_names,
+                      const std::vector<std::string>& col_names, CaResult& result);
+
 /// Collective over the grid of `table`: CA of the I x J non-negative counts
 /// in `table`, which is overwritten with S. `source` names the table in
 /// messages; `row_names`/`col_names` (rank 0, may be empty) label rows and
