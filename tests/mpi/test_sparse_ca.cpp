@@ -21,6 +21,7 @@
 #include "kembed/spectral/ca.hpp"
 #include "kembed/spectral/sparse_ca.hpp"
 #include "kembed/spectral/sparse_normal_operator.hpp"
+#include "sparse_rows_support.hpp"
 #include "test_support.hpp"
 
 using namespace kembed;
@@ -30,47 +31,12 @@ using kembed::test::max_abs_diff;
 
 namespace {
 
-enum class Split { equal, skewed, first_empty };
-const std::vector<Split> kSplits = {Split::equal, Split::skewed, Split::first_empty};
+using kembed::test::kSplits;
+using kembed::test::my_rows;
+using kembed::test::Split;
 
-// This rank's rows [first, first + count) of n: equal ranges, ranges growing
-// as (r + 1)^2, or rank 0 empty and the rest equal.
-std::pair<std::int64_t, std::int64_t> my_range(std::int64_t n, Split split, int r, int p) {
-  std::vector<double> weight(p, 1.0);
-  for (int q = 0; q < p; ++q) {
-    if (split == Split::skewed) weight[q] = double(q + 1) * (q + 1);
-    if (split == Split::first_empty && p > 1 && q == 0) weight[q] = 0;
-  }
-  double total = 0;
-  for (double w : weight) total += w;
-  std::vector<std::int64_t> start(p + 1, 0);
-  double so_far = 0;
-  for (int q = 0; q < p; ++q) {
-    so_far += weight[q];
-    start[q + 1] = q + 1 == p ? n : static_cast<std::int64_t>(std::floor(n * so_far / total));
-  }
-  return {start[r], start[r + 1] - start[r]};
-}
 
-// This rank's CSR rows of the row-major dense rows x cols table.
-io::CsrRows my_rows(const Comm& comm, const std::vector<double>& x, int rows, int cols,
-                    Split split) {
-  const auto [first, count] = my_range(rows, split, comm.rank(), comm.size());
-  io::CsrRows c;
-  c.rows = rows;
-  c.cols = cols;
-  c.first_row = first;
-  for (std::int64_t i = first; i < first + count; ++i) {
-    for (int j = 0; j < cols; ++j) {
-      const double v = x[std::size_t(i) * cols + j];
-      if (v == 0) continue;
-      c.columns.push_back(j);
-      c.values.push_back(v);
-    }
-    c.offsets.push_back(static_cast<std::int64_t>(c.columns.size()));
-  }
-  return c;
-}
+
 
 // Row-major counts, about `density` of them non-zero (1 to 9).
 std::vector<double> sparse_counts(int rows, int cols, double density, unsigned seed) {

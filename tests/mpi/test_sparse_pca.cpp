@@ -20,6 +20,7 @@
 #include "kembed/spectral/sparse_covariance_operator.hpp"
 #include "kembed/spectral/sparse_pca.hpp"
 #include "serial_reference.hpp"
+#include "sparse_rows_support.hpp"
 #include "test_support.hpp"
 
 using namespace kembed;
@@ -27,6 +28,11 @@ using namespace kembed::spectral;
 using kembed::test::all_ranks;
 
 namespace {
+
+using kembed::test::csr_rows;
+using kembed::test::kSplits;
+using kembed::test::my_rows;
+using kembed::test::Split;
 
 // Row-major n x d with about `density` of its entries non-zero (values in
 // [-2, 5), never exactly 0), rows `empty_rows` and columns `empty_cols` all
@@ -50,50 +56,9 @@ std::vector<double> sparse_dense(int n, int d, double density, unsigned seed,
   return x;
 }
 
-enum class Split { equal, skewed, first_empty };
 
-// This rank's rows [first, first + count) of n under `split`: equal
-// ranges, ranges growing as (r + 1)^2, or rank 0 empty and the rest equal.
-std::pair<std::int64_t, std::int64_t> my_range(std::int64_t n, Split split, int r, int p) {
-  std::vector<double> weight(p, 1.0);
-  for (int q = 0; q < p; ++q) {
-    if (split == Split::skewed) weight[q] = double(q + 1) * (q + 1);
-    if (split == Split::first_empty && p > 1 && q == 0) weight[q] = 0;
-  }
-  double total = 0;
-  for (double w : weight) total += w;
-  std::vector<std::int64_t> start(p + 1, 0);
-  double so_far = 0;
-  for (int q = 0; q < p; ++q) {
-    so_far += weight[q];
-    start[q + 1] = q + 1 == p ? n : static_cast<std::int64_t>(std::floor(n * so_far / total));
-  }
-  return {start[r], start[r + 1] - start[r]};
-}
 
-// The CSR rows [first, first + count) of the row-major dense x.
-io::CsrRows csr_rows(const std::vector<double>& x, int n, int d, std::int64_t first,
-                     std::int64_t count) {
-  io::CsrRows c;
-  c.rows = n;
-  c.cols = d;
-  c.first_row = first;
-  for (std::int64_t i = first; i < first + count; ++i) {
-    for (int j = 0; j < d; ++j) {
-      const double v = x[std::size_t(i) * d + j];
-      if (v == 0) continue;
-      c.columns.push_back(j);
-      c.values.push_back(v);
-    }
-    c.offsets.push_back(static_cast<std::int64_t>(c.columns.size()));
-  }
-  return c;
-}
 
-io::CsrRows my_rows(const Comm& comm, const std::vector<double>& x, int n, int d, Split split) {
-  const auto range = my_range(n, split, comm.rank(), comm.size());
-  return csr_rows(x, n, d, range.first, range.second);
-}
 
 // The dense reference: Xs = (X - 1 mu^T) S^{-1} (mu = 0 without centering),
 // C = Xs^T Xs / (n-1), all eigenpairs by dsyevd, Z = Xs U_k with the sign
@@ -188,7 +153,6 @@ void expect_matches(const Comm& comm, const SparsePcaResult& fit, const Referenc
   EXPECT_TRUE(all_ranks(comm, residuals_ok)) << what << ": residuals";
 }
 
-const std::vector<Split> kSplits = {Split::equal, Split::skewed, Split::first_empty};
 
 }  // namespace
 
