@@ -111,44 +111,37 @@ bool panel_distances(const LandmarkModel& model, const std::vector<double>& pane
   return false;
 }
 
-// This rank's rows of the triangulated embedding, rows x k row-major:
-// x_a = -1/2 L# (delta_a - delta_mean), panel by panel.
-std::vector<double> triangulate_local(const LandmarkModel& model, io::MatrixFile& file,
-                                      const Comm& comm, std::int64_t panel_rows) {
-  const std::int64_t n = file.rows();
-  const IndexRange mine = io::block_of_rows(n, comm.rank(), comm.size());
-  const std::int64_t panels =
-      comm.max(static_cast<long long>((mine.size() + panel_rows - 1) / panel_rows));
+}  // namespace
+
+void triangulate_rows(const LandmarkModel& model, std::vector<double>& dist, bool squared,
+                      std::int64_t first, const std::string& source, double* out) {
+  center_squares(dist, squared, model.delta_mean, first, source);
   const int k = model.k, m = static_cast<int>(model.m);
-  const std::string source = model.metric ? "distances of " + file.path() + " to the landmarks"
-                                          : file.path();
-  std::vector<double> local(std::size_t(mine.size()) * k);
-  std::vector<double> delta;  // reused by every panel
-  for (std::int64_t p = 0; p < panels; ++p) {
-    const std::int64_t begin = std::min(mine.end, mine.begin + p * panel_rows);
-    const std::int64_t end = std::min(mine.end, begin + panel_rows);
-    std::vector<io::RowRange> ranges;
-    if (end > begin) ranges.push_back({begin, end});
-    const std::vector<double> panel = file.read_rows(ranges);
-    if (model.metric) {
-      std::vector<std::int64_t> rows;
-      for (std::int64_t i = begin; i < end; ++i) rows.push_back(i);
-      check_cosine_rows(*model.metric, panel, static_cast<int>(model.d), rows, comm, file.path());
-    }
-    collectively(comm, [&] {
-      const bool squared = panel_distances(model, panel, begin, source, delta);
-      center_squares(delta, squared, model.delta_mean, begin, source);
-      const int rows = static_cast<int>(end - begin);
-      // Row-major rows x M is column-major M x rows, L# (k x M row-major) is
-      // column-major M x k: the panel's k x rows column-major block is
-      // -1/2 (L#)^T-as-stored times delta.
-      if (rows > 0)
-        lapack::gemm('T', 'N', k, rows, m, -0.5, model.pseudo_inverse.data(), m, delta.data(), m,
-                     0.0, &local[std::size_t(begin - mine.begin) * k], k);
-    });
-  }
-  return local;
+  const auto rows = static_cast<int>(dist.size() / std::size_t(m));
+  // Row-major rows x M is column-major M x rows, L# (k x M row-major) is
+  // column-major M x k: the rows' k x rows column-major block is
+  // -1/2 (L#)^T-as-stored times delta.
+  if (rows > 0)
+    lapack::gemm('T', 'N', k, rows, m, -0.5, model.pseudo_inverse.data(), m, dist.data(), m, 0.0,
+                 out, k);
 }
+
+void square_landmark_distances(std::vector<double>& delta, std::int64_t m,
+                               const std::string& source) {
+  // d(l, l) = 0 and d(l, l') = d(l', l) exactly: the Gram trick (points) or
+  // the order of a path's additions (geodesics) leaves round-off on the
+  // diagonal and between the triangles.
+  for (std::int64_t i = 0; i < m; ++i) {
+    delta[std::size_t(i) * m + i] = 0;
+    for (std::int64_t j = i + 1; j < m; ++j) {
+      const double v = 0.5 * (delta[std::size_t(i) * m + j] + delta[std::size_t(j) * m + i]);
+      delta[std::size_t(i) * m + j] = delta[std::size_t(j) * m + i] = v;
+    }
+  }
+  center_squares(delta, false, std::vector<double>(std::size_t(m), 0.0), 0, source);
+}
+
+namespace {
 
 // The sign convention of exact MDS on the embedding columns (its rows split
 // over the ranks in blocks, this rank's from global row `first`): the entry
@@ -180,12 +173,14 @@ std::vector<double> fix_column_signs(std::vector<double>& local, int k, std::int
   return sign;
 }
 
+}  // namespace
+
 // Classical MDS of the landmarks from their M x M squared distances `delta`
 // (row-major, symmetric; the same on every rank): delta_mean, the spectrum
 // of B_L and L#. The eigensolver runs on rank 0 and its results are
 // broadcast, so every rank holds the same bits.
-void landmark_configuration(const std::vector<double>& delta, const Comm& comm,
-                            LandmarkMdsResult& r) {
+void fit_landmark_configuration(const std::vector<double>& delta, const Comm& comm,
+                                LandmarkMdsResult& r) {
   LandmarkModel& model = r.model;
   const int m = static_cast<int>(model.m), k = model.k;
   model.delta_mean.assign(m, 0.0);
@@ -244,6 +239,49 @@ void landmark_configuration(const std::vector<double>& delta, const Comm& comm,
     for (int i = 0; i < m; ++i)
       model.pseudo_inverse[std::size_t(j) * m + i] = vectors[std::size_t(j) * m + i] * scale;
   }
+}
+
+void sign_landmark_embedding(std::vector<double>& local, std::int64_t first, const Comm& comm,
+                             LandmarkModel& model) {
+  const std::vector<double> sign = fix_column_signs(local, model.k, first, comm);
+  const auto m = static_cast<std::size_t>(model.m);
+  for (int j = 0; j < model.k; ++j)
+    for (std::size_t i = 0; i < m; ++i) model.pseudo_inverse[std::size_t(j) * m + i] *= sign[j];
+}
+
+namespace {
+
+// This rank's rows of the triangulated embedding, rows x k row-major:
+// x_a = -1/2 L# (delta_a - delta_mean), panel by panel.
+std::vector<double> triangulate_local(const LandmarkModel& model, io::MatrixFile& file,
+                                      const Comm& comm, std::int64_t panel_rows) {
+  const std::int64_t n = file.rows();
+  const IndexRange mine = io::block_of_rows(n, comm.rank(), comm.size());
+  const std::int64_t panels =
+      comm.max(static_cast<long long>((mine.size() + panel_rows - 1) / panel_rows));
+  const int k = model.k;
+  const std::string source = model.metric ? "distances of " + file.path() + " to the landmarks"
+                                          : file.path();
+  std::vector<double> local(std::size_t(mine.size()) * k);
+  std::vector<double> delta;  // reused by every panel
+  for (std::int64_t p = 0; p < panels; ++p) {
+    const std::int64_t begin = std::min(mine.end, mine.begin + p * panel_rows);
+    const std::int64_t end = std::min(mine.end, begin + panel_rows);
+    std::vector<io::RowRange> ranges;
+    if (end > begin) ranges.push_back({begin, end});
+    const std::vector<double> panel = file.read_rows(ranges);
+    if (model.metric) {
+      std::vector<std::int64_t> rows;
+      for (std::int64_t i = begin; i < end; ++i) rows.push_back(i);
+      check_cosine_rows(*model.metric, panel, static_cast<int>(model.d), rows, comm, file.path());
+    }
+    collectively(comm, [&] {
+      const bool squared = panel_distances(model, panel, begin, source, delta);
+      triangulate_rows(model, delta, squared, begin, source,
+                       &local[std::size_t(begin - mine.begin) * k]);
+    });
+  }
+  return local;
 }
 
 // The sampled pairs (i < j): every pair when there are at most `wanted`,
@@ -345,10 +383,7 @@ std::vector<double> embed_all(io::MatrixFile& file, const LandmarkMdsSettings& s
   timer.start("triangulate");
   std::vector<double> local = triangulate_local(r.model, file, comm, s.panel_rows);
   const IndexRange mine = io::block_of_rows(r.n, comm.rank(), comm.size());
-  const std::vector<double> sign = fix_column_signs(local, r.model.k, mine.begin, comm);
-  const int m = static_cast<int>(r.model.m);
-  for (int j = 0; j < r.model.k; ++j)
-    for (int i = 0; i < m; ++i) r.model.pseudo_inverse[std::size_t(j) * m + i] *= sign[j];
+  sign_landmark_embedding(local, mine.begin, comm, r.model);
   timer.start("gather");
   return local;
 }
@@ -392,20 +427,10 @@ LandmarkMdsResult landmark_mds_points(io::MatrixFile& points, kernel::Metric met
   collectively(comm, [&] {
     kernel::cross_distances(metric, model.landmark_points, model.landmark_points,
                             static_cast<int>(model.d), delta);
-    const std::int64_t m = model.m;
-    // d(l, l) = 0 and d(l, l') = d(l', l) exactly: the Gram trick leaves
-    // round-off on the diagonal and between the triangles.
-    for (std::int64_t i = 0; i < m; ++i) {
-      delta[std::size_t(i) * m + i] = 0;
-      for (std::int64_t j = i + 1; j < m; ++j) {
-        const double v = 0.5 * (delta[std::size_t(i) * m + j] + delta[std::size_t(j) * m + i]);
-        delta[std::size_t(i) * m + j] = delta[std::size_t(j) * m + i] = v;
-      }
-    }
-    center_squares(delta, false, std::vector<double>(m, 0.0), 0,
-                   "distances among the landmarks of " + points.path());
+    square_landmark_distances(delta, model.m,
+                              "distances among the landmarks of " + points.path());
   });
-  landmark_configuration(delta, comm, r);
+  fit_landmark_configuration(delta, comm, r);
   delta = {};
 
   std::vector<double> local = embed_all(points, s, comm, timer, r);
@@ -478,16 +503,12 @@ LandmarkMdsResult landmark_mds_distances(io::MatrixFile& to_landmarks,
                       io::format_double(at(i, j)) + " but " + entry(j, i) + " is " +
                       io::format_double(at(j, i)) + " (1-based), not symmetric within a relative " +
                       io::format_double(kernel::kDistanceTolerance));
-    for (std::int64_t i = 0; i < m; ++i) {
-      at(i, i) = 0;
-      for (std::int64_t j = i + 1; j < m; ++j) at(i, j) = at(j, i) = 0.5 * (at(i, j) + at(j, i));
-    }
-    center_squares(delta, false, std::vector<double>(m, 0.0), 0, lpath);
+    square_landmark_distances(delta, m, lpath);
   });
   comm.broadcast(delta);
 
   timer.start("landmark_mds");
-  landmark_configuration(delta, comm, r);
+  fit_landmark_configuration(delta, comm, r);
   delta = {};
   std::vector<double> local = embed_all(to_landmarks, s, comm, timer, r);
   r.embedding = comm.gatherv(local);

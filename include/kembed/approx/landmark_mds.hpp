@@ -91,6 +91,44 @@ LandmarkMdsResult landmark_mds_distances(io::MatrixFile& to_landmarks,
                                          const LandmarkMdsSettings& settings, const Comm& comm,
                                          PhaseTimer& timer);
 
+// The steps of a fit, for methods that find the distances to the landmarks
+// their own way (landmark Isomap: geodesics along a graph).
+
+/// `delta`, the M x M distances among the landmarks (row-major, the same on
+/// every rank), made exactly symmetric with a zero diagonal (the two
+/// triangles averaged) and squared. Throws Error naming `source` and the
+/// entry where a square overflows. Not collective: call it in collectively().
+void square_landmark_distances(std::vector<double>& delta, std::int64_t m,
+                               const std::string& source);
+
+/// Collective: the landmark configuration from the M x M squared distances
+/// `delta` (square_landmark_distances): r.model.delta_mean, the spectrum of
+/// B_L = -1/2 J Delta J (r.landmark_spectrum, r.zero_threshold,
+/// r.negative_count), r.eigenvalues and L# (r.model.pseudo_inverse, signs
+/// not yet fixed). Solved on rank 0 and broadcast: the same bits everywhere.
+/// Agreed Error when fewer than k eigenvalues are positive.
+/// @pre r.model.m and r.model.k set
+void fit_landmark_configuration(const std::vector<double>& delta, const Comm& comm,
+                                LandmarkMdsResult& r);
+
+/// Triangulation of rows: `dist` holds rows x M distances to the landmarks
+/// (row-major, the first of global row `first`; squared already when
+/// `squared`), overwritten by the centred squares; writes the rows x k
+/// coordinates x_a = -1/2 L# (delta_a - delta_mean) to `out` (row-major).
+/// Throws Error naming `source` and the entry of a distance too large to
+/// square. Not collective: call it in collectively().
+void triangulate_rows(const LandmarkModel& model, std::vector<double>& dist, bool squared,
+                      std::int64_t first, const std::string& source, double* out);
+
+/// Collective: the sign convention of exact MDS on the triangulated rows
+/// (`local`: this rank's rows x k, from global row `first`; the ranks'
+/// rows in order make the whole embedding): the largest |entry| of each
+/// column positive, ties within spectral::kSignTieTolerance to the lowest
+/// row. Flips `local` and folds the signs into model.pseudo_inverse, so that
+/// triangulating with the model later gives the same signs.
+void sign_landmark_embedding(std::vector<double>& local, std::int64_t first, const Comm& comm,
+                             LandmarkModel& model);
+
 /// Collective: the m x k coordinates (row-major, rank 0 only) of the rows of
 /// `points` (new points with model.d coordinates, or their m x M distances
 /// to the landmarks when model.metric is unset) by triangulation, streamed
