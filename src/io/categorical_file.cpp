@@ -176,72 +176,57 @@ CategoricalTable parse_categorical(std::string_view text, const std::string& nam
   return table;
 }
 
-namespace {
-
-// The indicator matrix of a categorical table, expanded row by row on demand.
-class IndicatorMatrixFile : public MatrixFile {
- public:
-  IndicatorMatrixFile(std::string path, std::int64_t rows, std::vector<std::int64_t> offsets,
-                      std::vector<std::int32_t> codes, std::vector<std::string> names,
-                      std::vector<std::string> ids)
-      : MatrixFile(std::move(path), rows, offsets.back()),
-        offsets_(std::move(offsets)),
-        codes_(std::move(codes)),
-        names_(std::move(names)),
-        ids_(std::move(ids)) {}
-
-  std::string format() const override { return "categorical"; }
-
-  std::vector<double> read_rows(const std::vector<RowRange>& ranges) override {
-    const std::size_t q_count = offsets_.size() - 1, width = std::size_t(cols_);
-    std::size_t total = 0;
-    for (const auto& r : ranges) total += std::size_t(r.end - r.begin);
-    std::vector<double> out(total * width, 0.0);
-    std::size_t at = 0;
-    for (const auto& r : ranges)
-      for (std::int64_t i = r.begin; i < r.end; ++i, ++at)
-        for (std::size_t q = 0; q < q_count; ++q)
-          out[at * width + std::size_t(offsets_[q]) +
-              std::size_t(codes_[std::size_t(i) * q_count + q])] = 1.0;
-    return out;
-  }
-
-  std::vector<std::string> column_names() const override { return names_; }
-  std::vector<std::string> row_ids() const override { return ids_; }
-
- private:
-  std::vector<std::int64_t> offsets_;  ///< first indicator column of each variable, then J
-  std::vector<std::int32_t> codes_;    ///< rows x Q, on every rank
-  std::vector<std::string> names_;     ///< rank 0 only
-  std::vector<std::string> ids_;       ///< rank 0 only; empty without an id column
-};
-
-}  // namespace
-
-std::unique_ptr<MatrixFile> open_indicator_matrix(const Comm& comm, const std::string& path,
-                                                  const std::string& id_column) {
-  std::vector<std::int64_t> offsets;
-  std::vector<std::int32_t> codes;
+std::unique_ptr<SparseMatrixInput> open_indicator_matrix(const Comm& comm, const std::string& path,
+                                                         const std::string& id_column) {
+  std::vector<std::int32_t> columns;  // rank 0: each row's Q indicator columns, rows in order
   std::vector<std::string> names, ids;
-  long long rows = 0;
+  long long rows = 0, variables = 0, categories = 0;
   collectively(comm, [&] {
     if (!comm.is_root()) return;
     // ReadOnlyFile refuses devices (/dev/zero would never end) by name.
     CategoricalTable table = parse_categorical(ReadOnlyFile(path).read_all(), path, id_column);
     ids = std::move(table.ids);
     rows = table.rows;
-    offsets.push_back(0);
+    variables = static_cast<long long>(table.variables.size());
+    // The codes become the columns in place: variable q's categories are
+    // the columns [offset_q, offset_q + L_q), so each row's are ascending.
+    std::vector<std::int64_t> offsets{0};
     for (std::size_t q = 0; q < table.variables.size(); ++q) {
       offsets.push_back(offsets.back() + std::int64_t(table.levels[q].size()));
       for (const auto& level : table.levels[q]) names.push_back(table.variables[q] + ":" + level);
     }
-    codes = std::move(table.codes);
+    categories = offsets.back();
+    if (categories > INT32_MAX)
+      throw Error(path + ": " + std::to_string(categories) +
+                  " categories in all; the indicator matrix takes at most 2^31 - 1 columns");
+    columns = std::move(table.codes);
+    for (std::size_t at = 0; at < columns.size(); ++at)
+      columns[at] += std::int32_t(offsets[at % std::size_t(variables)]);
   });
   comm.broadcast(&rows, 1);
-  comm.broadcast(offsets);
-  comm.broadcast(codes);
-  return std::make_unique<IndicatorMatrixFile>(path, rows, std::move(offsets), std::move(codes),
-                                               std::move(names), std::move(ids));
+  comm.broadcast(&variables, 1);
+  comm.broadcast(&categories, 1);
+
+  // Every row stores Q entries, so equal row counts are the sparse readers'
+  // split by stored entries; rank 0 sends each rank its rows' columns.
+  const int ranks = comm.size();
+  const auto first_of = [&](int r) { return rows / ranks * r + rows % ranks * r / ranks; };
+  std::vector<std::int64_t> send_counts(static_cast<std::size_t>(ranks), 0);
+  if (comm.is_root())
+    for (int r = 0; r < ranks; ++r)
+      send_counts[std::size_t(r)] = (first_of(r + 1) - first_of(r)) * variables;
+  CsrRows csr;
+  csr.rows = rows;
+  csr.cols = categories;
+  csr.first_row = first_of(comm.rank());
+  csr.columns = comm.alltoallv(columns, send_counts);
+  columns = {};
+  const std::int64_t local = first_of(comm.rank() + 1) - csr.first_row;
+  csr.offsets.resize(std::size_t(local) + 1);
+  for (std::int64_t i = 0; i <= local; ++i) csr.offsets[std::size_t(i)] = i * variables;
+  csr.values.assign(csr.columns.size(), 1.0);
+  return SparseMatrixInput::from_rows(comm, path, "categorical", std::move(csr), std::move(names),
+                                      std::move(ids));
 }
 
 }  // namespace kembed::io

@@ -23,6 +23,16 @@ std::unique_ptr<SparseMatrixInput> SparseMatrixInput::open(const Comm& comm,
       new SparseMatrixInput(comm, path, format_of(path), std::move(csr)));
 }
 
+std::unique_ptr<SparseMatrixInput> SparseMatrixInput::from_rows(
+    const Comm& comm, std::string path, std::string format, CsrRows csr,
+    std::vector<std::string> column_names, std::vector<std::string> row_ids) {
+  std::unique_ptr<SparseMatrixInput> input(
+      new SparseMatrixInput(comm, std::move(path), std::move(format), std::move(csr)));
+  input->column_names_ = std::move(column_names);
+  input->row_ids_ = std::move(row_ids);
+  return input;
+}
+
 SparseMatrixInput::SparseMatrixInput(const Comm& comm, std::string path, std::string format,
                                      CsrRows csr)
     : MatrixFile(std::move(path), csr.rows, csr.cols),

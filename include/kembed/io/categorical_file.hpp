@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "kembed/io/matrix_file.hpp"
+#include "kembed/io/sparse_matrix_input.hpp"
 #include "kembed/mpi/comm.hpp"
 
 namespace kembed::io {
@@ -37,12 +37,19 @@ struct CategoricalTable {
 CategoricalTable parse_categorical(std::string_view text, const std::string& name,
                                    const std::string& id_column = "");
 
-/// Collective: rank 0 reads and parses the categorical table at `path`; every
-/// rank gets the codes, and the handle serves the n x J indicator matrix
-/// (J = total number of categories; entry 1 where row i takes category j)
-/// without storing it. Column names ("variable:category") and the row ids of
-/// `id_column` (see parse_categorical) are on rank 0. Errors are agreed.
-std::unique_ptr<MatrixFile> open_indicator_matrix(const Comm& comm, const std::string& path,
-                                                  const std::string& id_column = "");
+/// Collective: rank 0 reads and parses the categorical table at `path` and
+/// sends every rank its rows of the n x J indicator matrix Z (J = the total
+/// number of categories; z_ij = 1 where row i takes category j) as CSR rows:
+/// each row stores exactly Q ones, in the columns of its categories
+/// (variable by variable, each variable's categories in their sorted order:
+/// ascending). Rows are split in equal counts over the ranks, rank order
+/// (every row stores Q entries: this is the split by stored entries). Z is
+/// never dense: rank 0 holds the parsed table and n Q column indices while
+/// it sends them, every rank then 12 bytes per stored entry and 8 per row.
+/// Column names ("variable:category") and the row ids of `id_column` (see
+/// parse_categorical) are on rank 0; the format is "categorical". Errors
+/// are agreed.
+std::unique_ptr<SparseMatrixInput> open_indicator_matrix(const Comm& comm, const std::string& path,
+                                                         const std::string& id_column = "");
 
 }  // namespace kembed::io

@@ -1,0 +1,166 @@
+#include "kembed/approx/landmark_isomap.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "kembed/approx/landmarks.hpp"
+#include "kembed/core/error.hpp"
+#include "kembed/graph/landmark_geodesics.hpp"
+#include "kembed/io/synthetic.hpp"
+#include "kembed/spectral/isomap.hpp"
+#include "kembed/spectral/memory_plan.hpp"
+
+namespace kembed::approx {
+
+namespace {
+
+// Collective: this rank's rows (io::block_of_rows, the split triangulation
+// and the sign convention use; graph::neighbor_rows is the same split) of
+// the triangulated embedding from its rows x M geodesic distances, signs
+// fixed and folded into the model.
+std::vector<double> triangulate_geodesics(std::vector<double>& geodesics, std::int64_t count,
+                                          LandmarkModel& model, const std::string& source,
+                                          const Comm& comm) {
+  const IndexRange mine = io::block_of_rows(count, comm.rank(), comm.size());
+  std::vector<double> local(std::size_t(mine.size()) * model.k);
+  collectively(comm, [&] {
+    triangulate_rows(model, geodesics, false, mine.begin, source, local.data());
+  });
+  return local;
+}
+
+// The request checks of landmark Isomap, the same on every rank.
+std::string landmark_isomap_request_error(std::int64_t n, const LandmarkIsomapSettings& s,
+                                          const std::string& source) {
+  spectral::IsomapSettings exact;
+  exact.graph = s.graph;
+  exact.components = s.components;
+  std::string error = spectral::isomap_request_error(n, exact, source);
+  if (!error.empty()) return error;
+  try {
+    check_landmark_request(n, s.landmarks, s.components);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+double landmark_isomap_memory(std::int64_t n, std::int64_t d, std::int64_t edges, std::int64_t m,
+                              int k, int ranks) {
+  const int p = std::max(ranks, 1);
+  const double rows = std::ceil(double(n) / p), sources = std::ceil(double(m) / p);
+  const double graph = 8.0 * double(n + 1) + 2.0 * 17.0 * double(edges);
+  const double search = 8.0 * (2.0 * double(n) * double(d) + double(n));
+  const double exchange = std::max(sources * double(n), rows * double(m));
+  const double geodesics = 8.0 * (3.0 * double(n) + 2.0 * exchange);
+  const double landmarks = 8.0 * (3.0 * double(m) * double(m) + double(k) * double(m) +
+                                  rows * double(k) + 2.0 * double(n) * k);
+  return graph + std::max(search, geodesics) + landmarks;
+}
+
+LandmarkIsomapResult landmark_isomap(io::MatrixFile& points, const LandmarkIsomapSettings& s,
+                                     const Comm& comm, PhaseTimer& timer) {
+  LandmarkIsomapResult result;
+  LandmarkMdsResult& r = result.mds;
+  const std::int64_t n = points.rows();
+  r.n = n;
+  result.d = points.cols();
+  LandmarkModel& model = r.model;
+  model.m = s.landmarks;
+  model.k = s.components;
+  agree(comm, landmark_isomap_request_error(n, s, points.path()));
+
+  timer.start("graph");
+  graph::Graph g = graph::neighborhood_graph(points, s.graph, comm);
+  result.graph = graph::graph_stats(g);
+  if (s.connect)
+    result.added_edges = graph::connect_components(g, points, s.graph, comm);
+  else
+    agree(comm, spectral::disconnected_graph_message(result.graph, s.graph, "Isomap", true));
+  const std::int64_t edges = g.edge_count();
+  const auto bytes_for = [&](int ranks) {
+    return landmark_isomap_memory(n, result.d, edges, model.m, model.k, ranks);
+  };
+  r.memory_estimate = bytes_for(comm.size());
+  r.memory_limit = s.max_memory_per_rank > 0 ? s.max_memory_per_rank
+                                             : spectral::available_memory_per_rank(comm);
+  agree(comm, spectral::streamed_shortfall(bytes_for, comm.size(), r.memory_limit));
+
+  timer.start("landmarks");
+  r.landmark_rows = uniform_landmarks(n, model.m, s.seed);
+
+  timer.start("geodesics");
+  std::vector<double> geodesics = graph::landmark_geodesics(g, r.landmark_rows, {n, {}, {}}, comm);
+  g = {};
+
+  timer.start("landmark_mds");
+  // The rows of the landmarks among this rank's rows, in landmark order;
+  // the ranks' rows in rank order are all M, ascending.
+  const IndexRange mine = io::block_of_rows(n, comm.rank(), comm.size());
+  std::vector<double> own;
+  for (std::int64_t row : r.landmark_rows)
+    if (row >= mine.begin && row < mine.end)
+      own.insert(own.end(), geodesics.begin() + (row - mine.begin) * model.m,
+                 geodesics.begin() + (row - mine.begin + 1) * model.m);
+  std::vector<double> delta = comm.allgatherv(own);
+  own = {};
+  collectively(comm, [&] {
+    square_landmark_distances(delta, model.m,
+                              "geodesic distances among the landmarks of " + points.path());
+  });
+  fit_landmark_configuration(delta, comm, r);
+  delta = {};
+
+  timer.start("triangulate");
+  const std::string source = "geodesic distances of " + points.path() + " to the landmarks";
+  std::vector<double> local = triangulate_geodesics(geodesics, n, model, source, comm);
+  geodesics = {};
+  sign_landmark_embedding(local, mine.begin, comm, model);
+  timer.start("gather");
+  r.embedding = comm.gatherv(local);
+  r.scaled_eigenvalues = r.eigenvalues;
+  for (double& v : r.scaled_eigenvalues) v *= double(n) / double(model.m);
+  return result;
+}
+
+std::vector<double> landmark_isomap_transform(const LandmarkIsomapProjection& p,
+                                              io::MatrixFile& training, io::MatrixFile& points,
+                                              const Comm& comm) {
+  const std::int64_t count = points.rows();
+  std::string error;
+  if (points.cols() != training.cols())
+    error = points.path() + ": has " + std::to_string(points.cols()) +
+            " columns, but the model was fitted on points with " +
+            std::to_string(training.cols()) + " features";
+  agree(comm, error);
+
+  graph::Graph g = graph::neighborhood_graph(training, p.graph, comm);
+  if (p.connect) graph::connect_components(g, training, p.graph, comm);
+  // Every new point's neighbours among the training points, on every rank.
+  const graph::NeighborLists mine = graph::nearest_neighbors(points, training, p.graph, false, comm);
+  std::vector<std::int64_t> counts;
+  for (std::size_t a = 0; a + 1 < mine.offsets.size(); ++a)
+    counts.push_back(mine.offsets[a + 1] - mine.offsets[a]);
+  for (std::size_t a = 0; a < counts.size() && error.empty(); ++a)
+    if (counts[a] == 0)
+      error = points.path() + ": row " + std::to_string(mine.rows.begin + std::int64_t(a) + 1) +
+              " has no training point within " + p.graph.describe();
+  agree(comm, error);
+  graph::GraphEntries targets;
+  targets.count = count;
+  const std::vector<std::int64_t> all_counts = comm.allgatherv(counts);
+  targets.entries = comm.allgatherv(mine.lists);
+  targets.offsets.assign(static_cast<std::size_t>(count) + 1, 0);
+  for (std::int64_t a = 0; a < count; ++a)
+    targets.offsets[a + 1] = targets.offsets[a] + all_counts[a];
+
+  std::vector<double> geodesics = graph::landmark_geodesics(g, p.landmark_rows, targets, comm);
+  g = {};
+  LandmarkModel model = p.model;
+  const std::string source = "geodesic distances of " + points.path() + " to the landmarks";
+  return comm.gatherv(triangulate_geodesics(geodesics, count, model, source, comm));
+}
+
+}  // namespace kembed::approx
