@@ -4,21 +4,29 @@
 # SpectralEmbedding(affinity='rbf') on the same file (issue 15), and the knn
 # affinity, kembed spectral --affinity knn (sparse rows, Chebyshev-filtered
 # Krylov) beside SpectralEmbedding(affinity='nearest_neighbors',
-# n_neighbors=K) (issue 42): a swiss roll (kembed generate, d = 3), K = 10,
+# n_neighbors=K) (issue 42), and landmark Isomap (--approx landmark
+# --landmarks M, issue 40; scikit-learn has none: its embedding is compared
+# with exact kembed Isomap's by Procrustes, rotation and shift, as
+# ||Y_landmark Q + c - Y_exact||_F / ||Y_exact - mean||_F, when both ran):
+# a swiss roll (kembed generate, d = 3), K = 10,
 # k = 2, one run. Embeddings are compared up to the sign and scale of each
 # column (max |difference| / max |entry|); each kembed run's time and peak
 # memory (one rank, /usr/bin/time) are kept in its .time file.
 #
-#   bench/manifold.sh [--rows N] [--ranks P] [--neighbors K] [--methods "isomap spectral knn"]
-#                     [--no-sklearn] [--out DIR]
+#   bench/manifold.sh [--rows N] [--ranks P] [--neighbors K] [--landmarks M]
+#                     [--methods "isomap spectral knn landmark"] [--no-sklearn] [--out DIR]
+# Issue 40's targets, for example:
+#   bench/manifold.sh --rows 40000 --methods "isomap landmark" --no-sklearn
+#   bench/manifold.sh --rows 1000000 --methods landmark --no-sklearn
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 kembed=${KEMBED:-$root/build/kembed}
-rows=16000; ranks=2; neighbors=10; sklearn=1; out=$root/results/bench-manifold
+rows=16000; ranks=2; neighbors=10; landmarks=1000; sklearn=1; out=$root/results/bench-manifold
 methods="isomap spectral knn"
 while [ $# -gt 0 ]; do
   case $1 in
     --rows) rows=$2; shift 2 ;; --ranks) ranks=$2; shift 2 ;; --neighbors) neighbors=$2; shift 2 ;;
+    --landmarks) landmarks=$2; shift 2 ;;
     --no-sklearn) sklearn=0; shift ;; --out) out=$2; shift 2 ;; --methods) methods=$2; shift 2 ;;
     *) echo "unknown argument $1" >&2; exit 2 ;;
   esac
@@ -37,6 +45,7 @@ want() { case " $methods " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 want isomap && run isomap isomap --neighbors "$neighbors"
 want spectral && run spectral spectral --affinity rbf
 want knn && run knn spectral --affinity knn --neighbors "$neighbors"
+want landmark && run landmark isomap --neighbors "$neighbors" --approx landmark --landmarks "$landmarks"
 py=/usr/bin/python3
 if [ "$sklearn" = 1 ] && $py -c "import sklearn" 2>/dev/null; then
   # scikit-learn as users run it: its BLAS on both cores.
@@ -51,7 +60,7 @@ fits = {
     "knn": lambda: SpectralEmbedding(n_components=2, affinity="nearest_neighbors",
                                      n_neighbors=k_nn, random_state=0),
 }
-for m in methods:
+for m in [m for m in methods if m in fits]:
     t0 = time.perf_counter()
     y = fits[m]().fit_transform(x)
     np.save(f"{out}/sklearn-{m}.npy", y)
@@ -71,11 +80,18 @@ for m in methods:
     products = r.get("krylov", {}).get("block_products", "-")
     rss = open(f"{out}/{m}.time").read().split(",")[-1].strip().split(" max")[0]
     sk, diff = "-", "-"
-    if os.path.exists(f"{out}/sklearn-{m}.npy"):
+    if m == "landmark" and "isomap" in methods:
+        e = np.loadtxt(f"{out}/isomap/embedding.csv", delimiter=",", skiprows=1)
+        e = e - e.mean(axis=0)
+        a = y - y.mean(axis=0)
+        u, _, vt = np.linalg.svd(a.T @ e)
+        diff = "%.1e (Procrustes vs exact)" % (np.linalg.norm(a @ (u @ vt) - e) / np.linalg.norm(e))
+    elif os.path.exists(f"{out}/sklearn-{m}.npy"):
         s = np.load(f"{out}/sklearn-{m}.npy")
         sk = open(f"{out}/sklearn-{m}.time").read()
         s = s * ((s * y).sum(axis=0) / (s * s).sum(axis=0))  # sign and scale per column
         diff = "%.1e" % (np.abs(s - y).max() / np.abs(s).max())
-    name = "spectral (knn)" if m == "knn" else ("spectral (rbf)" if m == "spectral" else m)
+    name = {"knn": "spectral (knn)", "spectral": "spectral (rbf)",
+            "landmark": "isomap --approx landmark"}.get(m, m)
     print(f"| {name} | {r['time_seconds_total']:.2f} | {phases} | {products} | {rss} | {sk} | {diff} |")
 PY

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "kembed/app/driver.hpp"
+#include "kembed/app/landmark_isomap_command.hpp"
 #include "kembed/app/mds_command.hpp"
 #include "kembed/core/error.hpp"
 #include "kembed/io/csv_writer.hpp"
@@ -94,6 +95,7 @@ void save_isomap_model(Run& run, const IsomapResult& result, const graph::Neighb
 Projection project_isomap(const io::Model& model, io::MatrixFile& points, const BlacsGrid& grid,
                           int block_size) {
   const Comm& comm = grid.comm();
+  if (model.has("approximation")) return project_landmark_isomap(model, points, comm);
   IsomapProjection p;
   collectively(comm, [&] {
     p.mds.n = model.integer("n", 2, std::numeric_limits<std::int32_t>::max());
@@ -124,6 +126,7 @@ Projection project_isomap(const io::Model& model, io::MatrixFile& points, const 
 po::options_description isomap_options() {
   po::options_description all;
   all.add(GraphOptions::description())
+      .add(landmark_isomap_options())
       .add(InputOptions::description("points, one per row (.csv/.tsv/.txt, .npy, .bin)"))
       .add(OutputOptions::description())
       .add(SolveOptions::description());
@@ -132,6 +135,8 @@ po::options_description isomap_options() {
 
 void run_isomap(const po::variables_map& vm, const Comm& world) {
   const GraphOptions graph_options(vm);
+  if (wants_landmark_isomap(vm))
+    return run_landmark_isomap(vm, world, graph_options.settings, graph_options.connect);
   const InputOptions in(vm);
   const OutputOptions output(vm);
   const SolveOptions solve(vm);

@@ -360,3 +360,63 @@ TEST(Manifold, BadInputFailsOnEveryRank) {
                   "-o", (dir / "out").string()},
                  2, "--solver evd needs a dense matrix, and --affinity knn keeps the graph sparse");
 }
+
+// Landmark Isomap (--approx landmark): 40 of 400 points as landmarks still
+// unroll the roll (the same check as exact Isomap's above); run.json records
+// the landmarks; the model places the training points where the fit did (a
+// training point is its own nearest training point); options that do not
+// fit are refused on every rank.
+TEST(Isomap, LandmarkUnrollsASwissRollAndItsModelPlacesTheTrainingPoints) {
+  const std::size_t n = 400;
+  std::vector<double> s;
+  const Matrix x = swiss_roll(n, 3, s);
+  const fs::path dir = scratch_dir("isomap_landmark"), input = dir / "roll.csv",
+                 out = dir / "out";
+  write_csv(input, x, "");
+  RUN_OK(r,
+         (std::vector<std::string>{"isomap", "--input", input.string(), "--neighbors", "5", "-k",
+                                   "2", "--approx", "landmark", "--landmarks", "40", "--seed", "2",
+                                   "-o", out.string()}),
+         3);
+  const Matrix y = read_embedding(out, n, 2);
+  std::vector<double> first;
+  double scale = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    first.push_back(y(i, 0));
+    scale = std::max(scale, std::abs(y(i, 0)));
+  }
+  EXPECT_GT(std::abs(correlation(first, s)), 0.99);
+  const Json report = read_report(out);
+  EXPECT_EQ(report["approximation"]["method"], "landmark");
+  EXPECT_EQ(report["approximation"]["landmarks"], 40);
+  EXPECT_EQ(report["approximation"]["seed"], 2);
+  EXPECT_EQ(report["approximation"]["landmark_rows"].size(), 40u);
+  EXPECT_EQ(report["graph"]["connected_components"], 1);
+  const Csv eig = read_result_csv(out / "eigenvalues.csv");
+  EXPECT_EQ(eig.header,
+            (std::vector<std::string>{"eigenvalue", "landmark_eigenvalue", "explained_variance_ratio"}));
+  // eigenvalue = landmark_eigenvalue * n / M
+  EXPECT_NEAR(eig.data(0, 0), eig.data(0, 1) * 10, 1e-9 * eig.data(0, 0));
+
+  const fs::path again = dir / "again";
+  RUN_OK(t,
+         (std::vector<std::string>{"transform", "--model", (out / "model").string(), "--input",
+                                   input.string(), "-o", again.string()}),
+         2);
+  EXPECT_LT(max_abs_diff(read_embedding(again, n, 2), y), 1e-9 * scale);
+
+  const auto landmark = [&](std::vector<std::string> extra) {
+    return concat({"isomap", "--input", input.string(), "--neighbors", "5", "-o",
+                   (dir / "bad").string()},
+                  extra);
+  };
+  // Too few landmarks and the exact solver's options are refused by code
+  // the MPI tests and mds --approx landmark's CLI tests cover.
+  expect_failure(landmark({"--approx", "landmark", "--landmarks", "401"}), 2,
+                 "--landmarks 401 exceeds the number of points (400)");
+  expect_failure(landmark({"--approx", "landmark"}), 1,
+                 "--approx landmark needs --landmarks M");
+  expect_failure(landmark({"--landmarks", "40"}), 1, "--landmarks applies to --approx landmark");
+  expect_failure(landmark({"--approx", "nystrom", "--landmarks", "40"}), 1,
+                 "unknown --approx 'nystrom' for isomap (expected landmark)");
+}
