@@ -142,6 +142,22 @@ void fit_knn(io::MatrixFile& points, const BlacsGrid& grid,
   std::vector<std::int64_t> original;
   graph::SparseRows w = [&] {
     graph::NeighborLists lists = graph::nearest_neighbors(points, points, ns, true, comm);
+    // Each row's last listed neighbour (index, distance), on rank 0.
+    std::vector<double> last;
+    for (std::size_t t = 0; t + 1 < lists.offsets.size(); ++t) {
+      const graph::Neighbor& e = lists.lists[lists.offsets[t + 1] - 1];
+      last.insert(last.end(), {double(lists.rows.begin + std::int64_t(t)), double(e.index),
+                               e.distance});  // indices exact below 2^53
+    }
+    last = comm.gatherv(last);
+    if (comm.is_root()) {
+      r.neighbor_last.assign(std::size_t(n), -1);
+      r.neighbor_radius.assign(std::size_t(n), 0.0);
+      for (std::size_t t = 0; t < last.size(); t += 3) {
+        r.neighbor_last[std::size_t(last[t])] = static_cast<std::int64_t>(last[t + 1]);
+        r.neighbor_radius[std::size_t(last[t])] = last[t + 2];
+      }
+    }
     std::vector<std::int64_t> label;
     if (!lists.spatial_order.empty()) {
       original = std::move(lists.spatial_order);
@@ -200,19 +216,25 @@ void fit_knn(io::MatrixFile& points, const BlacsGrid& grid,
   timer.start("project");
   // Each rank's rows as (global index, k values) records, gathered on rank 0.
   const int rows = m.rows().local_size(), ld = std::max(1, rows);
+  // Records of (global index, degree, k values).
   std::vector<double> records;
-  records.reserve(std::size_t(rows) * (k + 1));
+  records.reserve(std::size_t(rows) * (k + 2));
   for (int li = 0; li < rows; ++li) {
     const std::int64_t g = m.rows().to_global(li);
     records.push_back(static_cast<double>(original.empty() ? g : original[g]));  // exact below 2^53
+    records.push_back(m.degrees()[li]);
     for (int c = 0; c < k; ++c)
       records.push_back(pairs.vectors[std::size_t(c + 1) * ld + li] / std::sqrt(m.degrees()[li]));
   }
   const auto gathered = comm.gatherv(records);
   if (comm.is_root()) {
     std::vector<double> y(std::size_t(n) * k);
-    for (std::size_t t = 0; t < gathered.size(); t += std::size_t(k) + 1)
-      std::copy_n(&gathered[t + 1], k, &y[static_cast<std::size_t>(gathered[t]) * k]);
+    r.degrees.assign(std::size_t(n), 0.0);
+    for (std::size_t t = 0; t < gathered.size(); t += std::size_t(k) + 2) {
+      const auto i = static_cast<std::size_t>(gathered[t]);
+      r.degrees[i] = gathered[t + 1];
+      std::copy_n(&gathered[t + 2], k, &y[i * k]);
+    }
     r.embedding.assign(std::size_t(n) * k, 0.0);
     for (int c = 0; c < k; ++c) {
       std::int64_t arg = 0;
@@ -291,6 +313,7 @@ LaplacianEigenmapsResult fit_laplacian_eigenmaps(io::MatrixFile& points, const B
   agree(comm, error);
   r.min_degree = *std::min_element(degree.begin(), degree.end());
   r.max_degree = *std::max_element(degree.begin(), degree.end());
+  if (comm.is_root()) r.degrees = degree;
   std::vector<double> inv_sqrt(degree.size());
   for (std::size_t i = 0; i < degree.size(); ++i) inv_sqrt[i] = 1 / std::sqrt(degree[i]);
   normalize(w, inv_sqrt);

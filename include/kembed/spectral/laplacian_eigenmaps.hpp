@@ -53,6 +53,11 @@ struct LaplacianEigenmapsResult {
   int iterations = 0, matvecs = 0;
   MemoryCheck memory;
   std::vector<double> embedding;  ///< rank 0 only: n x k row-major, pairs 2..k+1
+  std::vector<double> degrees;    ///< rank 0 only: d_i = sum_j w_ij, n (what a model keeps)
+  /// knn, rank 0 only: each point's last listed neighbour (the K - 1-th
+  /// nearest other) and its distance, n each (for the out-of-sample extension).
+  std::vector<std::int64_t> neighbor_last;
+  std::vector<double> neighbor_radius;
 };
 
 /// Collective over the grid: the Laplacian eigenmap of the n points in
