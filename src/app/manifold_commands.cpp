@@ -3,15 +3,19 @@
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "kembed/app/driver.hpp"
 #include "kembed/app/landmark_isomap_command.hpp"
 #include "kembed/app/mds_command.hpp"
 #include "kembed/core/error.hpp"
 #include "kembed/io/csv_writer.hpp"
+#include "kembed/io/format_double.hpp"
 #include "kembed/io/model.hpp"
 #include "kembed/spectral/isomap.hpp"
 #include "kembed/spectral/laplacian_eigenmaps.hpp"
+#include "kembed/spectral/spectral_transform.hpp"
 
 namespace kembed::app {
 
@@ -90,7 +94,98 @@ void save_isomap_model(Run& run, const IsomapResult& result, const graph::Neighb
   save_gower_model(run, result.mds, k, true, fields);
 }
 
+// Collective: writes model/ into the staging directory, what the Nystrom
+// extension needs (spectral_transform.hpp): the training points, degrees,
+// kept eigenvalues mu and unit eigenvectors v = D^(1/2) y (the embedding's
+// signs), the affinity settings and, for knn, each point's last listed
+// neighbour. Returns "" or why no model was written (a mu near 0), on every rank.
+std::string save_spectral_model(Run& run, const LaplacianEigenmapsResult& r,
+                                const LaplacianEigenmapsSettings& settings, int k) {
+  const std::vector<double> mu(r.affinity_eigenvalues.begin() + 1, r.affinity_eigenvalues.end());
+  const std::string refused = extension_eigenvalue_error(mu, run.input().path());
+  if (!refused.empty()) return refused;  // the same eigenvalues on every rank
+  const std::string dir = run.staged_path("model");
+  std::optional<io::ModelWriter> writer;
+  run.on_root([&] {
+    writer.emplace(dir);
+    std::vector<double> v(r.embedding.size());
+    for (std::int64_t i = 0; i < r.n; ++i)
+      for (int c = 0; c < k; ++c)
+        v[std::size_t(i) * k + c] = r.embedding[std::size_t(i) * k + c] * std::sqrt(r.degrees[i]);
+    writer->add("vectors", {r.n, k, v});
+    writer->add_vector("eigenvalues", mu);
+    writer->add_vector("degrees", r.degrees);
+    if (settings.affinity == Affinity::knn) {
+      writer->add_vector("neighbor_radius", r.neighbor_radius);
+      writer->add_vector("neighbor_last",
+                         std::vector<double>(r.neighbor_last.begin(), r.neighbor_last.end()));
+    }
+  });
+  Json manifest = run.manifest_header();
+  manifest["n"] = r.n;
+  manifest["d"] = r.d;
+  manifest["k"] = k;
+  manifest["affinity"] = affinity_name(settings.affinity);
+  if (settings.affinity == Affinity::rbf) {
+    manifest["gamma"] = r.gamma;
+  } else {
+    manifest["neighbors"] = r.neighbors;
+    manifest["symmetrization"] =
+        "w_ij = 1/2 [i lists j] + 1/2 [j lists i], each point listing its K - 1 nearest others "
+        "(ties to the lower index); neighbor_radius and neighbor_last: each point's last listed "
+        "neighbour";
+  }
+  manifest["projection"] =
+      "Nystrom: w_i = w(x, x_i) as the fit weighs them (a training point at distance 0 is x "
+      "itself, weight 0), d(x) = sum w_i, v_c(x) = (1/mu_c) sum_i w_i v_ic / sqrt(d(x) d_i), "
+      "y_c = v_c(x) / sqrt(d(x))";
+  manifest["data_fingerprint_mix64sum"] = io::copy_to_npy(run.world(), run.input(), dir + "/X.npy");
+  run.on_root([&] {
+    writer->add_written("X", r.n, r.d);
+    writer->finish(manifest);
+  });
+  return "";
+}
+
 }  // namespace
+
+Projection project_spectral(const io::Model& model, io::MatrixFile& points, const BlacsGrid& grid,
+                            int /*block_size*/) {
+  const Comm& comm = grid.comm();
+  SpectralExtension e;
+  collectively(comm, [&] {
+    e.n = model.integer("n", 2, std::numeric_limits<std::int32_t>::max());
+    e.d = model.integer("d", 1, std::numeric_limits<std::int32_t>::max());
+    e.k = static_cast<int>(model.integer("k", 1, e.n - 1));
+    e.affinity = parse_affinity(model.choice("affinity", {"rbf", "knn"}));
+    if (e.affinity == Affinity::rbf)
+      e.gamma = model.positive("gamma");
+    else
+      e.neighbors = static_cast<int>(model.integer("neighbors", 2, e.n));
+  });
+  e.eigenvalues = model.vector(comm, "eigenvalues", e.k);
+  e.degrees = model.vector(comm, "degrees", e.n);
+  std::string error = extension_eigenvalue_error(e.eigenvalues, model.dir());
+  for (std::int64_t i = 0; i < e.n && error.empty(); ++i)
+    if (!(e.degrees[i] > 0))
+      error = model.dir() + ": degree " + std::to_string(i + 1) +
+              " is not positive; the model is damaged";
+  if (e.affinity == Affinity::knn) {
+    e.neighbor_radius = model.vector(comm, "neighbor_radius", e.n);
+    const auto last = model.vector(comm, "neighbor_last", e.n);
+    for (std::int64_t i = 0; i < e.n; ++i) {
+      if (error.empty() &&
+          !(last[i] >= 0 && last[i] < double(e.n) && last[i] == std::floor(last[i])))
+        error = model.dir() + ": entry " + std::to_string(i + 1) +
+                " of neighbor_last is not a training point's index; the model is damaged";
+      e.neighbor_last.push_back(static_cast<std::int64_t>(error.empty() ? last[i] : 0));
+    }
+  }
+  agree(comm, error);
+  e.vectors = model.large(comm, "vectors")->read_rows({{0, e.n}});
+  e.points = model.large(comm, "X")->read_rows({{0, e.n}});
+  return {e.k, spectral_transform(e, points, comm)};
+}
 
 Projection project_isomap(const io::Model& model, io::MatrixFile& points, const BlacsGrid& grid,
                           int block_size) {
@@ -285,6 +380,7 @@ void run_spectral(const po::variables_map& vm, const Comm& world) {
 
     run.timer().start("write");
     run.write_rows("embedding.csv", io::numbered_columns("c", k), r.embedding);
+    const std::string no_model = save_spectral_model(run, r, settings, k);
     run.write("eigenvalues.csv", [&] {
       std::vector<double> table;
       for (std::size_t j = 1; j < r.laplacian_eigenvalues.size(); ++j) {
@@ -324,6 +420,11 @@ void run_spectral(const po::variables_map& vm, const Comm& world) {
     report["sign_convention"] =
         "largest |entry| of each embedding column is positive (scikit-learn's "
         "_deterministic_vector_sign_flip)";
+    if (!no_model.empty()) {
+      report["model_refused"] = no_model;
+      run.summary_tail = "; no model/ written: an eigenvalue of M is below " +
+                         io::format_double(kMinExtensionEigenvalue) + " (see run.json)";
+    }
     run.summary = "n = " + std::to_string(r.n) + ", k = " + std::to_string(k) + ", " +
                   std::to_string(world.size()) + " ranks";
   });

@@ -34,6 +34,7 @@ const MethodProjector kProjectors[] = {
     {"kpca", project_kpca},
     {"mds", project_mds},
     {"pca", project_pca},
+    {"spectral", project_spectral},
 };
 
 }  // namespace

@@ -326,6 +326,24 @@ void check_ca(const ManifestFields& f, bool one_d) {
   check_vector(f, "principal_inertias", k, "k", one_d);
 }
 
+// Laplacian eigenmaps: the Nystrom extension's arrays (format version 3 on).
+void check_spectral(const ManifestFields& f, bool one_d) {
+  const std::int64_t n = f.integer("n", 2, kMaxModelDimension);
+  const std::int64_t d = f.integer("d", 1, kMaxModelDimension);
+  const std::int64_t k = f.integer("k", 1, n - 1);
+  if (f.choice("affinity", {"rbf", "knn"}) == "rbf") {
+    f.positive("gamma");
+  } else {
+    f.integer("neighbors", 2, n);
+    check_vector(f, "neighbor_radius", n, "n", one_d);
+    check_vector(f, "neighbor_last", n, "n", one_d);
+  }
+  check_array(f, "X", n, d, "n, d");
+  check_array(f, "vectors", n, k, "n, k");
+  check_vector(f, "degrees", n, "n", one_d);
+  check_vector(f, "eigenvalues", k, "k", one_d);
+}
+
 // nlohmann's "[json.exception.parse_error.101] parse error at line 1,
 // column 3: syntax error ..." as "invalid JSON at line 1, column 3: syntax
 // error ...", without the library's tag.
@@ -411,6 +429,7 @@ Json parse_manifest(const std::string& text, const std::string& path) {
   if (name == "kpca") check_kpca(fields, one_d);
   if (name == "mds") check_mds(fields, one_d);
   if (name == "pca") check_pca(fields, manifest, one_d);
+  if (name == "spectral") check_spectral(fields, one_d);
   return manifest;
 }
 

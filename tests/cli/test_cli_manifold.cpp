@@ -278,6 +278,96 @@ TEST(Spectral, TwoBlobsSplitBySignOfFirstCoordinate) {
     EXPECT_EQ(y(i, 0) > 0, (i % 2 == 0) == first_positive) << "point " << i;
 }
 
+// The spectral model round trip: the fit writes model/; kembed transform
+// gives the training points back their embedding (their affinity rows are
+// the fit's: rbf, and knn on the same graph) and places new points as the
+// Nystrom formula on the serial Jacobi eigenpairs of M does; a new point
+// far from every training point (all rbf weights underflow) fails on every
+// rank naming its row.
+TEST(Spectral, ModelPlacesTrainingAndNewPoints) {
+  const std::size_t n = 50, m = 6;
+  const int k = 2;
+  const double gamma = 0.1;
+  const Matrix x = skewed_cloud(n, 9), fresh = skewed_cloud(m, 10);
+  // The training points, then the new ones: one transform places both.
+  Matrix both = x;
+  both.rows += m;
+  both.v.insert(both.v.end(), fresh.v.begin(), fresh.v.end());
+  const fs::path dir = scratch_dir("spectral_model"), input = dir / "x.csv",
+                 both_input = dir / "both.csv", out = dir / "out";
+  write_csv(input, x, "");
+  write_csv(both_input, both, "");
+  RUN_OK(r,
+         (std::vector<std::string>{"spectral", "--input", input.string(), "--gamma", "0.1", "-k",
+                                   "2", "-o", out.string()}),
+         2);
+  const Matrix y = read_embedding(out, n, k);
+  double scale = 0;
+  for (double e : y.v) scale = std::max(scale, std::abs(e));
+  RUN_OK(t,
+         (std::vector<std::string>{"transform", "--model", (out / "model").string(), "--input",
+                                   both_input.string(), "-o", (dir / "again").string()}),
+         2);
+  const Matrix placed = read_embedding(dir / "again", n + m, k);
+
+  // Serial reference: W without its diagonal, M = D^-1/2 W D^-1/2 (Jacobi),
+  // v signed as the embedding, y(x) = (1/mu) sum_i w_i v_i / sqrt(d(x) d_i) / sqrt(d(x)).
+  Matrix w = rbf_kernel(x, gamma);
+  std::vector<double> degree(n, 0.0);
+  for (std::size_t i = 0; i < n; ++i) {
+    w(i, i) = 0;
+    for (std::size_t j = 0; j < n; ++j) degree[i] += w(i, j);
+  }
+  Matrix a = w;
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < n; ++j) a(i, j) /= std::sqrt(degree[i] * degree[j]);
+  std::vector<double> mu;
+  Matrix v;
+  jacobi_eigen(a, mu, v);
+  Matrix want = zeros(n + m, k);
+  for (std::size_t i = 0; i < n; ++i)
+    for (int c = 0; c < k; ++c) want(i, c) = y(i, c);  // training points: their embedding
+  for (int c = 0; c < k; ++c) {
+    double dot = 0;  // the embedding's sign of the column
+    for (std::size_t i = 0; i < n; ++i) dot += y(i, c) * v(i, c + 1);
+    for (std::size_t p = 0; p < m; ++p) {
+      double dx = 0, sum = 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        double s2 = 0;
+        for (std::size_t t = 0; t < x.cols; ++t)
+          s2 += (fresh(p, t) - x(i, t)) * (fresh(p, t) - x(i, t));
+        const double wi = std::exp(-gamma * s2);
+        dx += wi;
+        sum += wi * (dot < 0 ? -1 : 1) * v(i, c + 1) / std::sqrt(degree[i]);
+      }
+      want(n + p, c) = sum / std::sqrt(dx) / mu[c + 1] / std::sqrt(dx);
+    }
+  }
+  EXPECT_LT(max_abs_diff(placed, want), 1e-10 * scale);
+
+  const fs::path knn = dir / "knn";
+  RUN_OK(f,
+         (std::vector<std::string>{"spectral", "--input", input.string(), "--affinity", "knn",
+                                   "--neighbors", "8", "-k", "2", "--tol", "1e-14", "-o",
+                                   knn.string()}),
+         2);
+  RUN_OK(g,
+         (std::vector<std::string>{"transform", "--model", (knn / "model").string(), "--input",
+                                   input.string(), "-o", (dir / "knn_again").string()}),
+         1);
+  const Matrix yk = read_embedding(knn, n, k);
+  double knn_scale = 0;
+  for (double e : yk.v) knn_scale = std::max(knn_scale, std::abs(e));
+  EXPECT_LT(max_abs_diff(read_embedding(dir / "knn_again", n, k), yk), 1e-10 * knn_scale);
+
+  Matrix far = fresh;
+  far(2, 0) = 1e4;
+  write_csv(dir / "far.csv", far, "");
+  expect_failure({"transform", "--model", (out / "model").string(), "--input",
+                  (dir / "far.csv").string(), "-o", (dir / "far").string()},
+                 3, "far.csv: row 3 has no affinity to any training point");
+}
+
 // kembed plan isomap is the MDS plan of the same shape plus the replicated
 // graph, 2 n K entries of 17 bytes; spectral (rbf) is the kpca plan with the
 // trivial eigenvector as one more component, and no graph.

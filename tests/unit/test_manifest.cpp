@@ -354,6 +354,50 @@ TEST(Manifest, MdsFieldsAreChecked) {
                 "found 3");
 }
 
+// A knn spectral model as save_spectral_model writes it (format version 3:
+// vectors 1-D).
+TEST(Manifest, SpectralFieldsAreChecked) {
+  const auto vector = [](const std::string& name, int length) {
+    return Json{{"file", name + ".npy"}, {"length", length}};
+  };
+  const Json m = {{"format", "kembed-model"},
+                  {"format_version", 3},
+                  {"method", "spectral"},
+                  {"n", 20},
+                  {"d", 3},
+                  {"k", 2},
+                  {"affinity", "knn"},
+                  {"neighbors", 5},
+                  {"arrays",
+                   {{"X", arrays_entry("X", 20, 3)},
+                    {"vectors", arrays_entry("vectors", 20, 2)},
+                    {"degrees", vector("degrees", 20)},
+                    {"eigenvalues", vector("eigenvalues", 2)},
+                    {"neighbor_radius", vector("neighbor_radius", 20)},
+                    {"neighbor_last", vector("neighbor_last", 20)}}}};
+  EXPECT_EQ(parse_manifest(m.dump(), "M/manifest.json").value("method", ""), "spectral");
+  const std::string p = "M/manifest.json: field ";
+  EXPECT_EQ(tampered(m, "affinity", "cosine"),
+            p + "'affinity': expected \"rbf\" or \"knn\", found \"cosine\"");
+  EXPECT_EQ(tampered(m, "neighbors", 1),
+            p + "'neighbors': expected an integer from 2 to 20, found 1");
+  EXPECT_EQ(tampered(m, "k", 20), p + "'k': expected an integer from 1 to 19, found 20");
+  EXPECT_EQ(tampered(m, "arrays.neighbor_last", nullptr),
+            "M/manifest.json: field 'arrays.neighbor_last' is missing (expected the vector "
+            "neighbor_last of length n = 20)");
+  EXPECT_EQ(tampered(m, "arrays.vectors.cols", 3),
+            p + "'arrays.vectors': expected shape (n, k) = (20, 2), found (20, 3)");
+  Json rbf = m;
+  rbf["affinity"] = "rbf";
+  rbf.erase("neighbors");
+  rbf["arrays"].erase("neighbor_radius");
+  rbf["arrays"].erase("neighbor_last");
+  EXPECT_EQ(tampered(rbf, "gamma", nullptr),
+            p + "'gamma' is missing (expected a positive finite number)");
+  rbf["gamma"] = 0.5;
+  EXPECT_EQ(parse_manifest(rbf.dump(), "M/manifest.json").value("affinity", ""), "rbf");
+}
+
 TEST(Manifest, PcaFieldsAreChecked) {
   const std::string p = "M/manifest.json: field ";
   const Json m = pca();
