@@ -576,7 +576,7 @@ class Isomap(_KembedTransformer):
 _AFFINITIES = {"nearest_neighbors": "knn", "knn": "knn", "rbf": "rbf"}
 
 
-class SpectralEmbedding(_KembedEstimator):
+class SpectralEmbedding(_KembedTransformer):
     """Laplacian eigenmaps (``kembed spectral``) with scikit-learn's parameters.
 
     ``affinity``: "nearest_neighbors" (the default, as scikit-learn; kembed's
@@ -585,8 +585,10 @@ class SpectralEmbedding(_KembedEstimator):
     None or "auto" (kembed's choice), "arpack" or "lobpcg" (kembed's block
     Krylov solver), "dense"/"evd" (rbf only); ``eigen_tol``: "auto" or the
     Krylov relative residual. Unlike scikit-learn, which only warns, a
-    disconnected graph is an error (the embedding is then not defined). There
-    is no ``transform`` (scikit-learn has none either). Attributes:
+    disconnected graph is an error (the embedding is then not defined).
+    ``transform`` (which scikit-learn lacks) places new points by the Nystrom
+    extension of the normalized affinity (``kembed transform``; a training
+    point gets its embedding back). Attributes:
     ``embedding_`` (n x k, scikit-learn's signs), ``eigenvalues_`` (the
     normalized Laplacian's 1 - mu of the kept components),
     ``affinity_eigenvalues_`` (mu), ``n_neighbors_``, ``report_``.
@@ -612,7 +614,9 @@ class SpectralEmbedding(_KembedEstimator):
                         "is disconnected, which kembed refuses (scikit-learn only warns; the "
                         "embedding is then not defined)")
         return {"_xfail_checks": {"check_pipeline_consistency": disconnected,
-                                  "check_estimators_pickle": disconnected}}
+                                  "check_estimators_pickle": disconnected,
+                                  "check_transformer_general": disconnected,
+                                  "check_transformer_preserve_dtypes": disconnected}}
 
     def _solver_args(self):
         solver = {None: "auto", "lobpcg": "krylov", "amg": "krylov"}.get(self.eigen_solver,

@@ -358,10 +358,35 @@ def test_spectral_embedding_against_scikit_learn(n_ranks):
                                    err_msg=str(params))
         np.testing.assert_allclose(ours.eigenvalues_ + ours.affinity_eigenvalues_, 1.0,
                                    rtol=1e-14)
-        assert not hasattr(ours, "transform")  # as scikit-learn's: no out-of-sample map
     assert ours.n_neighbors_ is None
     knn = kembed.SpectralEmbedding(n_neighbors=10, n_ranks=n_ranks).fit(X)
     assert knn.n_neighbors_ == 10 and knn.report_["affinity"] == "knn"
+
+
+@pytest.mark.parametrize("n_ranks", [1, 2])
+def test_spectral_embedding_transform_is_the_nystrom_extension(n_ranks):
+    # The training points come back at their embedding (rbf and knn); new points match
+    # the Nystrom extension computed here with numpy: W without its diagonal, the
+    # eigenvectors v of M = D^-1/2 W D^-1/2, y(x) = sum_i w_i v_i / sqrt(d_i) / (mu d(x)).
+    X = swiss_roll(120, seed=3)
+    Y = swiss_roll(7, seed=4)
+    for params in (dict(affinity="rbf", gamma=0.05), dict(n_neighbors=10)):
+        ours = kembed.SpectralEmbedding(n_components=2, n_ranks=n_ranks, **params).fit(X)
+        Z = ours.embedding_
+        scale = np.abs(Z).max()
+        np.testing.assert_allclose(ours.transform(X), Z, atol=1e-9 * scale, err_msg=str(params))
+    ours = kembed.SpectralEmbedding(n_components=2, affinity="rbf", gamma=0.05,
+                                    n_ranks=n_ranks).fit(X)
+    sq = ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1)
+    W = np.exp(-0.05 * sq)
+    np.fill_diagonal(W, 0.0)
+    d = W.sum(1)
+    mu, V = np.linalg.eigh(W / np.sqrt(np.outer(d, d)))
+    mu, V = mu[::-1][1:3], V[:, ::-1][:, 1:3]
+    V *= np.sign((V / np.sqrt(d)[:, None] * ours.embedding_).sum(0))  # the fit's signs
+    Wy = np.exp(-0.05 * ((Y[:, None, :] - X[None, :, :]) ** 2).sum(-1))
+    want = Wy @ (V / np.sqrt(d)[:, None]) / mu / Wy.sum(1)[:, None]
+    np.testing.assert_allclose(ours.transform(Y), want, atol=1e-10 * np.abs(want).max())
 
 
 def ca_reference(N):

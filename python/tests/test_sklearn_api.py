@@ -113,7 +113,8 @@ def test_transform_of_parts_is_transform_of_whole():
     X, _ = circles(40)
     for est in (direct(kembed.PCA, n_components=2), direct(kembed.Isomap, n_neighbors=6),
                 direct(kembed.KernelPCA, n_components=2, kernel="rbf", gamma=3.0),
-                direct(kembed.ClassicalMDS), direct(kembed.CA, n_components=1)):
+                direct(kembed.ClassicalMDS), direct(kembed.CA, n_components=1),
+                direct(kembed.SpectralEmbedding, affinity="rbf", gamma=1.0)):
         Y = X - X.min() + 0.1 if isinstance(est, kembed.CA) else X
         est.fit(Y)
         whole = est.transform(Y[::-1])[::-1]
