@@ -9,6 +9,7 @@
 #include "kembed/io/csv_writer.hpp"
 #include "kembed/io/model.hpp"
 #include "kembed/io/sparse_matrix_input.hpp"
+#include "kembed/spectral/burt_inertia.hpp"
 #include "kembed/spectral/ca.hpp"
 #include "kembed/spectral/sparse_ca.hpp"
 
@@ -51,6 +52,48 @@ CaSettings settings_from(const SolveOptions& solve, const CaOptions& ca) {
   s.drop_empty = ca.drop_empty;
   s.max_memory_per_rank = solve.max_memory_per_rank;
   return s;
+}
+
+/// What the table is: counts from --input (ca), or the indicator matrix of a
+/// categorical file (mca), which kembed itself builds as CSR rows.
+enum class CaTable { counts, indicator };
+
+/// The one rule of which fit analyses the table, asked by the fit and by
+/// the dry run's memory plan: the CSR rows to give fit_sparse_ca, or null
+/// for the dense block-cyclic table. A sparse file (.h5ad, .npz, .mtx) is
+/// always analysed sparse (fit_sparse_ca refuses the settings it cannot
+/// take: --route rows, solvers other than krylov). The indicator matrix is
+/// analysed sparse when the solver is krylov or auto and the route is not
+/// rows; --solver evd, evr or elpa (the whole spectrum, over which
+/// Benzécri's percentages are then taken) and --route rows (S S^T, n x n)
+/// keep the dense table, formed block-cyclically from the CSR rows.
+const io::SparseMatrixInput* sparse_table(const io::MatrixFile& input, const CaSettings& settings,
+                                          CaTable table) {
+  const auto* sparse = dynamic_cast<const io::SparseMatrixInput*>(&input);
+  if (!sparse || table == CaTable::counts) return sparse;
+  const bool krylov = settings.solver == Solver::automatic || settings.solver == Solver::krylov;
+  return krylov && settings.route != CaRoute::rows ? sparse : nullptr;
+}
+
+/// With --solver auto the sparse fit of the indicator matrix also takes
+/// every principal inertia (for Benzécri's percentages) from S^T S formed
+/// from the Burt table (indicator_spectrum: J x J, dsyevd) when J is so
+/// small that the dense fit's auto would have chosen evd (resolve_solver):
+/// the whole spectrum, as the dense table gave it, at a J x J cost.
+bool spectrum_from_burt(const CaSettings& settings, std::int64_t categories,
+                        const KrylovSettings& krylov) {
+  return settings.solver == Solver::automatic &&
+         resolve_solver(Solver::automatic, categories, settings.components, krylov) == Solver::evd;
+}
+
+/// Collective: the shape the memory plan prices, for the fit sparse_table
+/// chooses.
+ProblemShape ca_shape(const io::MatrixFile& file, const CaSettings& settings, CaTable table,
+                      int nprow, int npcol) {
+  if (const auto* sparse = sparse_table(file, settings, table))
+    return sparse_problem_shape(file.rows(), file.cols(), sparse->busiest_entries(),
+                                settings.components, nprow, npcol, settings.block_size);
+  return ca_problem_shape(file.rows(), file.cols(), settings, nprow, npcol);
 }
 
 // Rank 0: `names`, or 1-based indices when there are none.
@@ -125,9 +168,15 @@ void save_model(Run& run, const CaResult& r) {
   });
 }
 
+/// A fitted CA and the rows it was fitted on (null: the dense table).
+struct CaFit {
+  CaResult result;
+  const io::SparseMatrixInput* sparse = nullptr;
+};
+
 // Collective: fits CA on the table of run.input() and writes every output
 // of a CA (MCA adds its own fields to run.report afterwards).
-CaResult fit_and_write(Run& run, const SolveOptions& solve, CaSettings settings) {
+CaFit fit_and_write(Run& run, const SolveOptions& solve, CaSettings settings, CaTable kind) {
   io::MatrixFile& input = run.input();
   settings.krylov = run.krylov(solve);
   const std::int64_t rows = input.rows(), cols = input.cols();
@@ -137,28 +186,54 @@ CaResult fit_and_write(Run& run, const SolveOptions& solve, CaSettings settings)
   // Labels exist on rank 0 only; every other rank works with empty lists.
   const std::vector<std::string> row_names = input.row_ids(), col_names = input.column_names();
 
-  // Decided here, once: a sparse table (.h5ad, .npz, .mtx) is analysed as
-  // CSR rows through the sparse operator, a dense one as a block-cyclic table.
-  const auto* sparse = dynamic_cast<const io::SparseMatrixInput*>(&input);
-  MemoryCheck memory;
+  // Sparse rows go through the sparse operator, anything else as a
+  // block-cyclic table (sparse_table: the rule). The sparse rows are read
+  // already; the guard counts them with what the solve adds. The dense
+  // table is checked before it is formed: it is the largest item after the
+  // cross-product.
+  const auto* sparse = sparse_table(input, settings, kind);
+  MemoryCheck memory =
+      check_memory(ca_shape(input, settings, kind, run.grid().nprow(), run.grid().npcol()),
+                   settings.max_memory_per_rank, run.world());
   CaResult r;
+  std::string fallback;  // why the indicator was formed dense after all
   if (sparse) {
-    // The CSR rows are read; the guard counts them with what the solve adds.
-    memory = check_memory(sparse_problem_shape(rows, cols, sparse->busiest_entries(),
-                                               settings.components, run.grid().nprow(),
-                                               run.grid().npcol(), nb),
-                          settings.max_memory_per_rank, run.world());
-    r = fit_sparse_ca(sparse->csr(), run.grid(), settings, input.path(), run.timer());
-  } else {
-    // Before the table is read: it is the largest item after the cross-product.
-    memory = check_memory(
-        ca_problem_shape(rows, cols, settings, run.grid().nprow(), run.grid().npcol()),
-        settings.max_memory_per_rank, run.world());
+    try {
+      r = fit_sparse_ca(sparse->csr(), run.grid(), settings, input.path(), run.timer());
+    } catch (const Error& e) {
+      // Errors are agreed: every rank takes the same branch. An indicator
+      // matrix with a variable of many rare categories has a highly
+      // degenerate spectrum, on which the block Krylov iteration can break
+      // down; the dense indicator then takes evd, as the dense path's
+      // krylov falls back to a dense solver, where the memory guard allows.
+      const std::string what = e.what();
+      if (kind != CaTable::indicator || what.rfind("krylov ", 0) != 0) throw;
+      // The operator's advice names --storage, which mca does not have.
+      const std::string failure = what.substr(0, what.find(" with the matrix-free operator")) +
+                                  " on the sparse indicator matrix";
+      fallback = failure + "; fell back to evd on the dense one";
+      settings.solver = Solver::evd;
+      try {
+        memory =
+            check_memory(ca_shape(input, settings, kind, run.grid().nprow(), run.grid().npcol()),
+                         settings.max_memory_per_rank, run.world());
+      } catch (const Error& refused) {
+        throw Error(failure +
+                    "; raise --tol, or give the fallback (evd on the dense indicator "
+                    "matrix) the memory it needs: " +
+                    refused.what());
+      }
+      sparse = nullptr;
+    }
+  }
+  if (!sparse) {
     run.timer().start("distribute");
     DistMatrix table(run.grid(), rows, cols, nb, nb);
     distribute::read_block_cyclic(input, table);
     r = fit_ca(table, settings, input.path(), row_names, col_names, run.timer());
   }
+  if (!fallback.empty())
+    r.solver_note = r.solver_note.empty() ? fallback : fallback + "; " + r.solver_note;
   run.solver(solve, {r.solver_used, r.solver_note, r.iterations, r.matvecs, memory.estimate,
                      memory.limit});
 
@@ -180,6 +255,13 @@ CaResult fit_and_write(Run& run, const SolveOptions& solve, CaSettings settings)
                               "): CSR rows, the standardized residuals applied as an operator; "
                               "the dense table is never formed";
     report["stored_entries"] = run.world().sum(static_cast<long long>(sparse->csr().nonzeros()));
+  } else if (kind == CaTable::indicator) {
+    report["input_storage"] =
+        "dense (categorical): the indicator matrix formed block-cyclically from its CSR rows, " +
+        (fallback.empty() ? "for --solver " + solver_name(settings.solver) + " / --route " +
+                                ca_route_name(settings.route) +
+                                " (krylov or auto with another route keep it sparse)"
+                          : std::string("after krylov failed on the sparse one (solver_note)"));
   }
   report["route"] = ca_route_name(r.route);
   report["route_requested"] = ca_route_name(settings.route);
@@ -239,7 +321,7 @@ CaResult fit_and_write(Run& run, const SolveOptions& solve, CaSettings settings)
                 " table, k = " + std::to_string(r.k) + ", total inertia " +
                 std::to_string(r.total_inertia) + " (" + ca_route_name(r.route) + " route), " +
                 std::to_string(run.world().size()) + " ranks";
-  return r;
+  return {std::move(r), sparse};
 }
 
 // S^T S (J x J) of whole rows on P x 1, S S^T on 1 x P: one local product per
@@ -272,14 +354,10 @@ void run_ca(const po::variables_map& vm, const Comm& world) {
   Job job("ca", output, solve.layout, {in.input}, [&](const Comm& c) { return in.open(c); });
   job.with_grid([&](const io::MatrixFile& file) { return ca_grid(settings, file); });
   job.with_dry_run(solve, [&](const io::MatrixFile& file, const BlacsGrid& grid) {
-    if (const auto* sparse = dynamic_cast<const io::SparseMatrixInput*>(&file))
-      return sparse_problem_shape(file.rows(), file.cols(), sparse->busiest_entries(),
-                                  settings.components, grid.nprow(), grid.npcol(),
-                                  settings.block_size);
-    return ca_problem_shape(file.rows(), file.cols(), settings, grid.nprow(), grid.npcol());
+    return ca_shape(file, settings, CaTable::counts, grid.nprow(), grid.npcol());
   });
   drive(vm, world, job, [&](Run& run) {
-    const CaResult r = fit_and_write(run, solve, settings);
+    const CaResult r = fit_and_write(run, solve, settings, CaTable::counts).result;
     if (!r.row_points.dropped.empty() || !r.col_points.dropped.empty())
       run.summary_tail = "; --drop-empty left out " + std::to_string(r.row_points.dropped.size()) +
                          " empty rows and " + std::to_string(r.col_points.dropped.size()) +
@@ -317,15 +395,16 @@ void run_mca(const po::variables_map& vm, const Comm& world) {
           [&](const Comm& c) { return io::open_indicator_matrix(c, path, id_column); });
   job.with_grid([&](const io::MatrixFile& file) { return ca_grid(settings, file); });
   job.with_dry_run(solve, [&](const io::MatrixFile& file, const BlacsGrid& grid) {
-    return ca_problem_shape(file.rows(), file.cols(), settings, grid.nprow(), grid.npcol());
+    return ca_shape(file, settings, CaTable::indicator, grid.nprow(), grid.npcol());
   });
   drive(vm, world, job, [&](Run& run) {
-    // Every row of the indicator matrix sums to Q, the number of variables.
+    // Every row of the indicator matrix stores Q ones, Q the number of
+    // variables (open_indicator_matrix).
     const std::int64_t n = run.input().rows(), categories = run.input().cols();
-    std::vector<double> first_row = run.input().read_rows({{0, 1}});
-    double q = 0;
-    for (double v : first_row) q += v;
-    const CaResult r = fit_and_write(run, solve, settings);
+    const auto& indicator = dynamic_cast<const io::SparseMatrixInput&>(run.input()).csr();
+    const double q = double(run.world().sum(static_cast<long long>(indicator.nonzeros())) / n);
+    const CaFit fit = fit_and_write(run, solve, settings, CaTable::indicator);
+    const CaResult& r = fit.result;
     // Benzécri: (Q/(Q-1))^2 (lambda - 1/Q)^2 for indicator inertias lambda >
     // 1/Q. Greenacre: the same values as a share of the adjusted total
     // Q/(Q-1) (sum of all lambda^2 - (J-Q)/Q^2), the Burt inertia
@@ -336,11 +415,21 @@ void run_mca(const po::variables_map& vm, const Comm& world) {
     std::vector<double> adjusted, benzecri, greenacre;
     for (double lambda : r.principal_inertias) adjusted.push_back(adjust(lambda));
     // Benzécri's percentages need every lambda > 1/Q: the whole spectrum
-    // when the solver computed it, else the K kept ones.
+    // when the solver computed it (or the Burt table gives it), else the K
+    // kept ones.
+    std::vector<double> spectrum = r.spectrum;
+    if (fit.sparse && spectrum_from_burt(settings, categories, solve.krylov)) {
+      spectrum = indicator_spectrum(indicator, run.world());
+      run.report["spectrum"] = spectrum;
+    }
     double adjusted_sum = 0;
-    for (double lambda : r.spectrum.empty() ? r.principal_inertias : r.spectrum)
+    for (double lambda : spectrum.empty() ? r.principal_inertias : spectrum)
       adjusted_sum += adjust(lambda);
-    const double burt = r.solved_frobenius * r.solved_frobenius;
+    // Sum of all lambda^2: ||S^T S||_F^2 of the solved matrix on the dense
+    // path; the sparse fit never forms S^T S (its norm there is only the
+    // bound trace(S^T S)), so the Burt table is formed from the CSR rows.
+    const double burt =
+        fit.sparse ? burt_inertia(indicator, run.world()) : r.solved_frobenius * r.solved_frobenius;
     const double greenacre_total =
         q > 1 ? q / (q - 1) * (burt - (double(categories) - q) / (q * q)) : 0.0;
     for (double a : adjusted) {
@@ -353,9 +442,22 @@ void run_mca(const po::variables_map& vm, const Comm& world) {
     report["categories"] = categories;
     report["indicator_total_inertia_expected"] = (double(categories) - q) / q;
     report["burt_total_inertia"] = burt;
+    report["burt_total_inertia_from"] =
+        fit.sparse ? "the Burt table Z^T Z, formed exactly from the indicator's CSR rows"
+                   : "||A||_F^2 of the solved cross product A (S^T S or S S^T)";
     if (q > 1) {
       report["adjusted_inertias"] = adjusted;
       report["benzecri_percentages"] = benzecri;
+      std::string over =
+          "every principal inertia above 1/Q (the whole spectrum, " + r.solver_used + ")";
+      if (spectrum.empty())
+        over = "the K computed principal inertias above 1/Q (the " + r.solver_used +
+               " solver does not compute the whole spectrum; --solver evd does)";
+      else if (r.spectrum.empty())
+        over =
+            "every principal inertia above 1/Q (the whole spectrum, from the J x J S^T S "
+            "formed from the Burt table: J is small)";
+      report["benzecri_lambdas"] = over;
       report["greenacre_adjusted_total_inertia"] = greenacre_total;
       report["greenacre_percentages"] = greenacre;
     } else {
@@ -370,14 +472,19 @@ void run_mca(const po::variables_map& vm, const Comm& world) {
           "one variable has every principal inertia equal to 1";
     }
     report["mca_definitions"] = {
-        {"indicator", "Z, n x J, z_ij = 1 when individual i takes category j; CA of Z"},
+        {"indicator",
+         "Z, n x J, z_ij = 1 when individual i takes category j; CA of Z. Built as CSR rows "
+         "(Q entries a row); analysed sparse with the krylov solver (auto, krylov), formed "
+         "dense for evd, evr, elpa and --route rows (input_storage says which)"},
         {"adjusted_inertia",
          "Benzecri: (Q/(Q-1))^2 (lambda_k - 1/Q)^2 for lambda_k > 1/Q, else 0; lambda_k the "
          "principal inertias of the indicator CA"},
         {"benzecri_percentages",
          "100 adjusted_k / sum of the adjusted inertias of every lambda > 1/Q (of the K kept "
-         "ones when the solver does not compute the whole spectrum)"},
-        {"burt_total_inertia", "sum of all lambda^2 = inertia of the Burt matrix Z^T Z"},
+         "ones when the whole spectrum is not computed; benzecri_lambdas says which)"},
+        {"burt_total_inertia",
+         "sum of all lambda^2 = inertia of the Burt matrix Z^T Z = ||S^T S||_F^2 "
+         "(burt_total_inertia_from says how it was computed)"},
         {"greenacre_adjusted_total_inertia",
          "Q/(Q-1) (burt_total_inertia - (J - Q)/Q^2) (Greenacre 2007, ch. 19)"},
         {"greenacre_percentages", "100 adjusted_k / greenacre_adjusted_total_inertia"},

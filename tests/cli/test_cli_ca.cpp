@@ -479,3 +479,88 @@ TEST(CliCa, SparseTableMatchesTheDenseAnalysis) {
     EXPECT_LT(max_abs_diff(sparse_cols.values, dense_cols.values), 1e-10);
   }
 }
+
+// MCA takes the sparse path (the indicator's CSR rows, fit_sparse_ca) with
+// --solver auto or krylov and the dense one with --solver evd (pdsyevd on
+// the block-cyclic indicator matrix): the same principal inertias,
+// coordinates, total, Burt and Greenacre inertias, with run.json saying
+// which storage and which lambdas Benzécri's percentages were taken over.
+// With auto and this small J the whole spectrum comes from the Burt table,
+// so Benzécri's percentages equal the dense ones; krylov has the K computed.
+TEST(CliCa, SparseMcaMatchesTheDenseMca) {
+  const fs::path dir = scratch_dir("mca_sparse");
+  const int n = 150, q = 4, k = 3;
+  std::string csv = "id,colour,size,shape,grade\n";
+  for (int i = 0; i < n; ++i) {
+    const int a = i % 3, b = i < 4 ? i : (a + (i / 5) % 3) % 4, c = i < 2 ? i : (i * 7 % 11 < 4),
+              d = i < 5 ? i : (a + b + (i % 4 == 0)) % 5;
+    const char* colours[] = {"red", "green", "blue"};
+    csv += "p" + std::to_string(i) + "," + colours[a] + "," + std::to_string(10 * b) + "," +
+           (c ? "round" : "square") + ",g" + std::to_string(d) + "\n";
+  }
+  write_file(dir / "answers.csv", csv);
+  const std::vector<std::string> common = {
+      "mca", "--input",        (dir / "answers.csv").string(), "--id-column", "id",
+      "-k",  std::to_string(k)};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = common;
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  };
+  RUN_OK(dense, with({"--solver", "evd", "--output-dir", (dir / "dense").string()}), 2);
+  const Json expected = Json::parse(read_file(dir / "dense" / "run.json"));
+  EXPECT_TRUE(contains(expected.value("input_storage", ""), "dense (categorical)"))
+      << expected.dump();
+  EXPECT_TRUE(contains(expected.value("benzecri_lambdas", ""), "whole spectrum"));
+  const Points dense_rows = read_points(dir / "dense" / "rows.csv");
+  const Points dense_cols = read_points(dir / "dense" / "columns.csv");
+  const auto largest = [](const Matrix& m) {
+    double v = 0;
+    for (double x : m.v) v = std::max(v, std::abs(x));
+    return v;
+  };
+  for (const auto& [np, solver] : {std::pair{1, "auto"}, std::pair{4, "krylov"}}) {
+    SCOPED_TRACE("np " + std::to_string(np) + ", " + solver);
+    const fs::path out = dir / ("sparse" + std::to_string(np));
+    RUN_OK(r, with({"--solver", solver, "--output-dir", out.string()}), np);
+    const Json report = Json::parse(read_file(out / "run.json"));
+    EXPECT_TRUE(contains(report.value("input_storage", ""), "sparse (categorical)"))
+        << report.dump();
+    EXPECT_EQ(report.value("stored_entries", 0LL), static_cast<long long>(n * q));
+    EXPECT_EQ(report["solver_used"], "krylov");
+    if (std::string(solver) == "krylov") {
+      EXPECT_TRUE(contains(report.value("benzecri_lambdas", ""), "K computed"));
+      EXPECT_FALSE(report.contains("spectrum"));
+    } else {
+      EXPECT_TRUE(contains(report.value("benzecri_lambdas", ""), "from the J x J S^T S"));
+      ASSERT_EQ(report["spectrum"].size(), 14u);
+      for (std::size_t t = 0; t < 14; ++t)
+        EXPECT_NEAR(report["spectrum"][t].get<double>(), expected["spectrum"][t].get<double>(),
+                    1e-13);
+      for (int t = 0; t < k; ++t)
+        EXPECT_NEAR(report["benzecri_percentages"][t].get<double>(),
+                    expected["benzecri_percentages"][t].get<double>(), 1e-9);
+    }
+    EXPECT_TRUE(contains(report.value("burt_total_inertia_from", ""), "Burt table"));
+    for (int t = 0; t < k; ++t) {
+      const double want = expected["principal_inertias"][t].get<double>();
+      EXPECT_NEAR(report["principal_inertias"][t].get<double>(), want, 1e-10 * want);
+    }
+    for (const char* key :
+         {"total_inertia", "burt_total_inertia", "greenacre_adjusted_total_inertia"}) {
+      const double want = expected[key].get<double>();
+      EXPECT_NEAR(report[key].get<double>(), want, 1e-12 * want) << key;
+    }
+    EXPECT_NEAR(report["total_inertia"].get<double>(), double(14 - q) / q, 1e-12);  // J = 14
+    const Points sparse_rows = read_points(out / "rows.csv");
+    const Points sparse_cols = read_points(out / "columns.csv");
+    EXPECT_EQ(sparse_rows.labels, dense_rows.labels);
+    EXPECT_EQ(sparse_rows.labels.front(), "p0");
+    EXPECT_EQ(sparse_rows.header, dense_rows.header);
+    EXPECT_LT(max_abs_diff(sparse_rows.values, dense_rows.values),
+              1e-8 * largest(dense_rows.values));
+    EXPECT_EQ(sparse_cols.labels, dense_cols.labels);
+    EXPECT_LT(max_abs_diff(sparse_cols.values, dense_cols.values),
+              1e-8 * largest(dense_cols.values));
+  }
+}

@@ -5,19 +5,26 @@
 // against B^T B formed by loops here, the total inertia of an indicator
 // matrix (J - Q) / Q, contributions summing to 1. Equal, skewed and partly
 // empty row ranges; empty rows and columns refused or dropped with the dense
-// path's messages; bad tables and settings fail on every rank.
+// path's messages; bad tables and settings fail on every rank. MCA's
+// indicator matrix as the categorical reader builds it: a hand-written
+// table's CSR rows, and its fit and Burt inertia against the dense fit and
+// S^T S formed by loops here.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <random>
 #include <string>
 #include <tuple>
 #include <vector>
 
 #include "kembed/core/error.hpp"
+#include "kembed/distribute/read_distributed.hpp"
+#include "kembed/io/categorical_file.hpp"
 #include "kembed/linalg/blacs_grid.hpp"
 #include "kembed/linalg/dist_matrix.hpp"
+#include "kembed/spectral/burt_inertia.hpp"
 #include "kembed/spectral/ca.hpp"
 #include "kembed/spectral/sparse_ca.hpp"
 #include "kembed/spectral/sparse_normal_operator.hpp"
@@ -325,4 +332,121 @@ TEST(SparseCa, BadTablesAndSettingsAreAgreedErrors) {
       EXPECT_NE(message.find(c.expected), std::string::npos) << message;
       EXPECT_TRUE(all_ranks(comm, !message.empty())) << c.expected;
     }
+}
+
+namespace {
+
+// Rank 0 writes `text` to dir/name; every rank gets the path once it exists.
+std::string written(const Comm& comm, const std::string& dir, const std::string& name,
+                    const std::string& text) {
+  const std::string path = dir + "/" + name;
+  if (comm.is_root()) std::ofstream(path) << text;
+  comm.barrier();
+  return path;
+}
+
+}  // namespace
+
+// Categories sort per variable (bytes for text, numerically for integers),
+// variable after variable: colour blue, green, red -> columns 0-2; size 1, 2,
+// 10 -> 3-5; shape oval, round, square -> 6-8. Each rank holds an equal
+// share of the rows, each row its Q = 3 columns in ascending order.
+TEST(SparseCa, IndicatorRowsHoldQOnesInTheirCategoriesColumns) {
+  const Comm comm = Comm::world();
+  const std::string path =
+      written(comm, test::scratch_dir(comm, "indicator_rows"), "t.csv",
+              "colour,size,shape\nred,10,round\nblue,2,square\nred,2,round\ngreen,10,oval\n"
+              "blue,1,round\n");
+  const std::vector<std::vector<std::int32_t>> expected = {
+      {2, 5, 7}, {0, 4, 8}, {2, 4, 7}, {1, 5, 6}, {0, 3, 7}};
+  const auto input = io::open_indicator_matrix(comm, path);
+  const io::CsrRows& z = input->csr();
+  EXPECT_EQ(input->format(), "categorical");
+  EXPECT_EQ(z.rows, 5);
+  EXPECT_EQ(z.cols, 9);
+  // Equal row counts: rank r starts at floor(5 r / P).
+  const int p = comm.size(), r = comm.rank();
+  EXPECT_EQ(z.first_row, 5 * r / p);
+  EXPECT_EQ(z.local_rows(), 5 * (r + 1) / p - 5 * r / p);
+  bool rows_ok = z.nonzeros() == 3 * z.local_rows() &&
+                 z.values == std::vector<double>(std::size_t(z.nonzeros()), 1.0);
+  for (std::int64_t i = 0; rows_ok && i < z.local_rows(); ++i) {
+    rows_ok = z.offsets[std::size_t(i)] == 3 * i &&
+              std::vector<std::int32_t>(z.columns.begin() + z.offsets[std::size_t(i)],
+                                        z.columns.begin() + z.offsets[std::size_t(i) + 1]) ==
+                  expected[std::size_t(z.first_row + i)];
+  }
+  EXPECT_TRUE(all_ranks(comm, rows_ok));
+  EXPECT_EQ(comm.sum(static_cast<long long>(z.local_rows())), 5);
+  if (comm.is_root()) {
+    EXPECT_EQ(
+        input->column_names(),
+        (std::vector<std::string>{"colour:blue", "colour:green", "colour:red", "size:1", "size:2",
+                                  "size:10", "shape:oval", "shape:round", "shape:square"}));
+  }
+  // The dense rows (the dense fit's path): every rank asks for all of them.
+  std::vector<double> dense(45, 0.0);
+  for (std::size_t i = 0; i < 5; ++i)
+    for (std::int32_t j : expected[i]) dense[i * 9 + std::size_t(j)] = 1;
+  EXPECT_TRUE(all_ranks(comm, input->read_rows({{0, 5}}) == dense));
+}
+
+// MCA of a categorical file on the sparse path (the reader's CSR rows,
+// fit_sparse_ca) against the dense fit of the indicator matrix built here
+// from the same codes (pdsyevd), and the Burt inertia against S^T S formed
+// by loops: sum_jl (S^T S)_jl^2, and the dense solve's ||S^T S||_F^2 and
+// spectrum.
+TEST(SparseCa, McaOfACategoricalFileMatchesTheDenseFitAndItsBurtInertia) {
+  const Comm comm = Comm::world();
+  BlacsGrid grid(comm);
+  const std::vector<int> levels{3, 4, 5};
+  const int rows = 120, q = 3, cols = 12;
+  std::string csv = "a,b,c\n";
+  std::vector<double> z(std::size_t(rows) * cols, 0.0);
+  for (int i = 0; i < rows; ++i) {
+    // Every level used in the first rows; then related to one another.
+    const int a = i % 3, b = i < 4 ? i : (a + (i / 7) % 2) % 4,
+              c = i < 5 ? i : (b + a * (i % 3 == 0)) % 5;
+    csv += "x" + std::to_string(a) + "," + std::to_string(b) + ",c" + std::to_string(c) + "\n";
+    z[std::size_t(i) * cols + a] = z[std::size_t(i) * cols + 3 + b] =
+        z[std::size_t(i) * cols + 7 + c] = 1;
+  }
+  const std::string path = written(comm, test::scratch_dir(comm, "mca_file"), "m.csv", csv);
+  const auto input = io::open_indicator_matrix(comm, path);
+  CaSettings settings;
+  settings.components = 3;
+  settings.block_size = 4;
+  const CaResult dense = dense_fit(grid, z, rows, cols, settings);
+  PhaseTimer timer;
+  const CaResult sparse = fit_sparse_ca(input->csr(), grid, settings, path, timer);
+  expect_same(comm, sparse, dense, "categorical file");
+  EXPECT_NEAR(sparse.total_inertia, double(cols - q) / q, 1e-12);
+
+  // S^T S by loops: r_i = 1/n, c_j = n_j / (n Q), s_ij = (z_ij / (n Q) -
+  // c_j / n) / sqrt(c_j / n).
+  std::vector<double> c(cols, 0.0);
+  for (int i = 0; i < rows; ++i)
+    for (int j = 0; j < cols; ++j) c[j] += z[std::size_t(i) * cols + j] / (rows * q);
+  double loops = 0;
+  for (int j = 0; j < cols; ++j)
+    for (int l = 0; l < cols; ++l) {
+      double g = 0;
+      for (int i = 0; i < rows; ++i)
+        g += (z[std::size_t(i) * cols + j] / (rows * q) - c[j] / rows) / std::sqrt(c[j] / rows) *
+             (z[std::size_t(i) * cols + l] / (rows * q) - c[l] / rows) / std::sqrt(c[l] / rows);
+      loops += g * g;
+    }
+  const double burt = burt_inertia(input->csr(), comm);
+  EXPECT_NEAR(burt, loops, 1e-13 * loops);
+  EXPECT_NEAR(burt, dense.solved_frobenius * dense.solved_frobenius, 1e-12 * loops);
+  // Sum lambda^2 over the whole spectrum (the dense solve's) equals it too.
+  double squares = 0;
+  for (double v : dense.spectrum) squares += v * v;
+  EXPECT_NEAR(burt, squares, 1e-12 * loops);
+  EXPECT_TRUE(all_ranks(comm, burt == comm.max(burt)));  // the same on every rank
+  // Every eigenvalue of that S^T S against the dense solve's (pdsyevd).
+  const std::vector<double> spectrum = indicator_spectrum(input->csr(), comm);
+  ASSERT_EQ(spectrum.size(), dense.spectrum.size());
+  EXPECT_TRUE(all_ranks(comm, max_abs_diff(spectrum, dense.spectrum) < 1e-13));
+  EXPECT_TRUE(all_ranks(comm, std::is_sorted(spectrum.rbegin(), spectrum.rend())));
 }
