@@ -186,7 +186,7 @@ TEST(SpectralTransform, RbfTrainingPointsReproduceEmbedding) {
 // reproduces the embedding, and so does the whole collective transform.
 TEST(SpectralTransform, KnnTrainingRowsReproduceEmbedding) {
   const Comm comm = Comm::world();
-  const int n = 120, d = 3, k = 2;
+  const int n = 80, d = 3, k = 2;
   const auto x = swiss_roll(n, 5);
   const Fitted f = fit(comm, "knn", x, n, d, Affinity::knn, k);
   const test::Dense w = knn_affinity(x, n, d, 7);
