@@ -507,6 +507,13 @@ TEST(CliCa, SparseMcaMatchesTheDenseMca) {
     args.insert(args.end(), extra.begin(), extra.end());
     return args;
   };
+  // --dry-run prices the fit the run takes: the sparse one (n Q / 2 = 300
+  // stored entries on the busiest of 2 ranks), no dense data matrix.
+  RUN_OK(plan, with({"--dry-run", "--output-dir", (dir / "plan").string()}), 2);
+  EXPECT_TRUE(contains(plan.out + plan.err,
+                       "14 x 14 operator of 150 x 14 sparse data (at most 300 stored entries"))
+      << plan.describe();
+  EXPECT_FALSE(contains(plan.out + plan.err, "data matrix")) << plan.describe();
   RUN_OK(dense, with({"--solver", "evd", "--output-dir", (dir / "dense").string()}), 2);
   const Json expected = Json::parse(read_file(dir / "dense" / "run.json"));
   EXPECT_TRUE(contains(expected.value("input_storage", ""), "dense (categorical)"))
