@@ -368,6 +368,27 @@ TEST(Spectral, ModelPlacesTrainingAndNewPoints) {
                  3, "far.csv: row 3 has no affinity to any training point");
 }
 
+// Three points with k = 2: M has a zero diagonal, so its eigenvalues 1,
+// mu_2, mu_3 sum to 0 and a kept mu is negative. The fit still writes the
+// embedding, but no model (the extension divides by mu); run.json and the
+// summary say why.
+TEST(Spectral, NoModelWhenAKeptEigenvalueIsNearZero) {
+  const fs::path dir = scratch_dir("spectral_no_model"), input = dir / "x.csv", out = dir / "out";
+  write_csv(input, skewed_cloud(3, 2), "");
+  RUN_OK(r,
+         (std::vector<std::string>{"spectral", "--input", input.string(), "--gamma", "0.1", "-k",
+                                   "2", "-o", out.string()}),
+         2);
+  read_embedding(out, 3, 2);
+  EXPECT_FALSE(fs::exists(out / "model"));
+  const std::string why = read_report(out)["model_refused"].get<std::string>();
+  EXPECT_NE(why.find("x.csv: eigenvalue -"), std::string::npos) << why;
+  EXPECT_NE(why.find("is below 1e-08: the out-of-sample extension divides by it"),
+            std::string::npos)
+      << why;
+  EXPECT_NE(r.out.find("no model/ written"), std::string::npos) << r.describe();
+}
+
 // kembed plan isomap is the MDS plan of the same shape plus the replicated
 // graph, 2 n K entries of 17 bytes; spectral (rbf) is the kpca plan with the
 // trivial eigenvector as one more component, and no graph.
@@ -481,6 +502,7 @@ TEST(Isomap, LandmarkUnrollsASwissRollAndItsModelPlacesTheTrainingPoints) {
   EXPECT_EQ(report["approximation"]["landmarks"], 40);
   EXPECT_EQ(report["approximation"]["seed"], 2);
   EXPECT_EQ(report["approximation"]["landmark_rows"].size(), 40u);
+  EXPECT_EQ(report["approximation"]["geodesics"], "stored");  // 40 x 400 fits
   EXPECT_EQ(report["graph"]["connected_components"], 1);
   const Csv eig = read_result_csv(out / "eigenvalues.csv");
   EXPECT_EQ(eig.header,
