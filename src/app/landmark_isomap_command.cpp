@@ -144,9 +144,14 @@ void run_landmark_isomap(const po::variables_map& vm, const Comm& world,
     std::vector<std::int64_t> rows;
     for (std::int64_t row : r.landmark_rows) rows.push_back(row + 1);
     approximation["landmark_rows"] = rows;  // 1-based, as in every message
-    approximation["geodesics"] =
-        "Dijkstra from each landmark along the graph (the landmarks split over the ranks), "
-        "M x n distances; no n x n matrix";
+    const bool stored = result.geodesics == approx::GeodesicStorage::stored;
+    approximation["geodesics"] = stored ? "stored" : "recomputed";
+    approximation["geodesics_definition"] =
+        "Dijkstra from each landmark along the graph, the landmarks split over the ranks; no n x "
+        "n matrix. stored: one search per landmark, the M x n distances exchanged so that each "
+        "rank holds its points' rows (about 2 M n / ranks values per rank); recomputed (when "
+        "stored does not fit in the memory limit): a second search per landmark whose distances "
+        "go straight into the triangulation sums (n x k per rank)";
     approximation["triangulation"] =
         "y_a = -1/2 L# (delta_a - delta_mean), L# = Lambda^(-1/2) V^T (k x M), delta_a = squared "
         "geodesic distances of point a to the landmarks, delta_mean = column means of Delta";

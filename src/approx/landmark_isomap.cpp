@@ -6,6 +6,9 @@
 #include "kembed/approx/landmarks.hpp"
 #include "kembed/core/error.hpp"
 #include "kembed/graph/landmark_geodesics.hpp"
+#include "kembed/graph/shortest_paths.hpp"
+#include "kembed/io/format_double.hpp"
+#include "kembed/kernel/distance_checks.hpp"
 #include "kembed/io/synthetic.hpp"
 #include "kembed/spectral/isomap.hpp"
 #include "kembed/spectral/memory_plan.hpp"
@@ -45,16 +48,76 @@ std::string landmark_isomap_request_error(std::int64_t n, const LandmarkIsomapSe
   return "";
 }
 
+// Collective: the fit from the landmark geodesics computed twice, never
+// held: Dijkstra from this rank's landmarks for their M x M block, the
+// landmark configuration, then Dijkstra again, each landmark's column
+// (squared, centred by delta_mean_l) added into the n x k sums
+// y_a = -1/2 sum_l L#[:, l] (g_al^2 - delta_mean_l), the triangulation of
+// triangulate_rows taken landmark by landmark; one sum over the ranks.
+void recomputed_landmark_isomap(const graph::Graph& g, const std::string& path, const Comm& comm,
+                                PhaseTimer& timer, LandmarkMdsResult& r) {
+  LandmarkModel& model = r.model;
+  const std::int64_t n = r.n, m = model.m;
+  const int k = model.k;
+  const IndexRange sources = graph::neighbor_rows(m, comm.rank(), comm.size());
+  timer.start("geodesics");
+  std::vector<double> dist, own;
+  own.reserve(std::size_t(sources.size() * m));
+  for (std::int64_t l = sources.begin; l < sources.end; ++l) {
+    graph::shortest_paths_from(g, r.landmark_rows[l], dist);
+    for (std::int64_t row : r.landmark_rows) own.push_back(dist[row]);
+  }
+  timer.start("landmark_mds");
+  std::vector<double> delta = comm.allgatherv(own);
+  own = {};
+  collectively(comm, [&] {
+    square_landmark_distances(delta, m, "geodesic distances among the landmarks of " + path);
+  });
+  fit_landmark_configuration(delta, comm, r);
+  delta = {};
+
+  timer.start("triangulate");
+  std::vector<double> sums(std::size_t(n) * k, 0.0);
+  const double limit = kernel::largest_squarable_distance(m);
+  collectively(comm, [&] {
+    for (std::int64_t l = sources.begin; l < sources.end; ++l) {
+      graph::shortest_paths_from(g, r.landmark_rows[l], dist);
+      for (std::int64_t a = 0; a < n; ++a) {
+        if (!(dist[a] <= limit))
+          throw Error("geodesic distances of " + path + " to the landmarks: point " +
+                      std::to_string(a + 1) + " is " + io::format_double(dist[a]) +
+                      " from landmark row " + std::to_string(r.landmark_rows[l] + 1) +
+                      ": landmark Isomap squares the distances, which overflows above " +
+                      io::format_double(limit) + " (values too large; rescale the data)");
+        const double c = -0.5 * (dist[a] * dist[a] - model.delta_mean[l]);
+        for (int j = 0; j < k; ++j)
+          sums[std::size_t(a) * k + j] += model.pseudo_inverse[std::size_t(j) * m + l] * c;
+      }
+    }
+  });
+  comm.sum_in_place(sums);
+  const IndexRange mine = io::block_of_rows(n, comm.rank(), comm.size());
+  std::vector<double> local(sums.begin() + mine.begin * k, sums.begin() + mine.end * k);
+  sums = {};
+  sign_landmark_embedding(local, mine.begin, comm, model);
+  timer.start("gather");
+  r.embedding = comm.gatherv(local);
+  r.scaled_eigenvalues = r.eigenvalues;
+  for (double& v : r.scaled_eigenvalues) v *= double(n) / double(m);
+}
+
 }  // namespace
 
 double landmark_isomap_memory(std::int64_t n, std::int64_t d, std::int64_t edges, std::int64_t m,
-                              int k, int ranks) {
+                              int k, int ranks, GeodesicStorage storage) {
   const int p = std::max(ranks, 1);
   const double rows = std::ceil(double(n) / p), sources = std::ceil(double(m) / p);
   const double graph = 8.0 * double(n + 1) + 2.0 * 17.0 * double(edges);
   const double search = 8.0 * (2.0 * double(n) * double(d) + double(n));
-  const double exchange = std::max(sources * double(n), rows * double(m));
-  const double geodesics = 8.0 * (3.0 * double(n) + 2.0 * exchange);
+  const double held = storage == GeodesicStorage::recomputed
+                          ? double(n) * k
+                          : 2.0 * std::max(sources * double(n), rows * double(m));
+  const double geodesics = 8.0 * (3.0 * double(n) + held);
   const double landmarks = 8.0 * (3.0 * double(m) * double(m) + double(k) * double(m) +
                                   rows * double(k) + 2.0 * double(n) * k);
   return graph + std::max(search, geodesics) + landmarks;
@@ -80,16 +143,26 @@ LandmarkIsomapResult landmark_isomap(io::MatrixFile& points, const LandmarkIsoma
   else
     agree(comm, spectral::disconnected_graph_message(result.graph, s.graph, "Isomap", true));
   const std::int64_t edges = g.edge_count();
-  const auto bytes_for = [&](int ranks) {
-    return landmark_isomap_memory(n, result.d, edges, model.m, model.k, ranks);
-  };
-  r.memory_estimate = bytes_for(comm.size());
   r.memory_limit = s.max_memory_per_rank > 0 ? s.max_memory_per_rank
                                              : spectral::available_memory_per_rank(comm);
+  const auto bytes = [&](GeodesicStorage storage, int ranks) {
+    return landmark_isomap_memory(n, result.d, edges, model.m, model.k, ranks, storage);
+  };
+  result.geodesics = s.geodesics;
+  if (s.geodesics == GeodesicStorage::automatic)
+    result.geodesics = bytes(GeodesicStorage::stored, comm.size()) <= r.memory_limit
+                           ? GeodesicStorage::stored
+                           : GeodesicStorage::recomputed;
+  const auto bytes_for = [&](int ranks) { return bytes(result.geodesics, ranks); };
+  r.memory_estimate = bytes_for(comm.size());
   agree(comm, spectral::streamed_shortfall(bytes_for, comm.size(), r.memory_limit));
 
   timer.start("landmarks");
   r.landmark_rows = uniform_landmarks(n, model.m, s.seed);
+  if (result.geodesics == GeodesicStorage::recomputed) {
+    recomputed_landmark_isomap(g, points.path(), comm, timer, r);
+    return result;
+  }
 
   timer.start("geodesics");
   std::vector<double> geodesics = graph::landmark_geodesics(g, r.landmark_rows, {n, {}, {}}, comm);

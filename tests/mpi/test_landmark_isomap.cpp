@@ -269,6 +269,20 @@ TEST(LandmarkIsomap, FewLandmarksCloseToExactAndTheSameOnOneRank) {
   const bool same = !world.is_root() || test::max_abs_diff(alone, r.mds.embedding) <= 1e-13 * scale;
   EXPECT_TRUE(test::all_ranks(world, same));
 
+  // Recomputing the geodesics instead of holding them: the same embedding
+  // (sums over the ranks' landmarks in another order: round-off only).
+  LandmarkIsomapSettings twice = s;
+  twice.geodesics = GeodesicStorage::recomputed;
+  const LandmarkIsomapResult again_twice = landmark_isomap(*x, twice, world, timer);
+  EXPECT_EQ(again_twice.geodesics, GeodesicStorage::recomputed);
+  EXPECT_EQ(r.geodesics, GeodesicStorage::stored);  // automatic: it fits
+  EXPECT_TRUE(test::all_ranks(
+      world, test::max_abs_diff(again_twice.mds.eigenvalues, r.mds.eigenvalues) <=
+                 1e-12 * r.mds.eigenvalues[0]));
+  const bool same_twice = !world.is_root() || test::max_abs_diff(again_twice.mds.embedding,
+                                                                 r.mds.embedding) <= 1e-12 * scale;
+  EXPECT_TRUE(test::all_ranks(world, same_twice));
+
   // transform: the training points are their own nearest training points.
   LandmarkIsomapProjection p;
   p.graph = s.graph;

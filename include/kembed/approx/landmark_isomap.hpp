@@ -4,8 +4,9 @@
 /// rank runs Dijkstra from its share), landmark MDS of the M x M geodesic
 /// distances and triangulation of every point from its M geodesic distances.
 /// Time O(M (E + n) log n / P) for the paths instead of O(n (E + n) log n / P);
-/// memory O(n K) for the replicated graph plus O(M n / P) per rank; the
-/// n x n geodesic matrix never exists.
+/// memory O(n K) for the replicated graph plus O(M n / P) per rank for the
+/// geodesics, or O(n k) when they are recomputed instead of held; the n x n
+/// geodesic matrix never exists.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -19,6 +20,12 @@
 
 namespace kembed::approx {
 
+/// How the M x n landmark geodesics are used: held (one Dijkstra per
+/// landmark, about 2 M n / P values per rank while they are exchanged) or
+/// recomputed (a second Dijkstra per landmark whose distances go straight
+/// into the triangulation sums: O(n k) per rank, twice the searches).
+enum class GeodesicStorage { automatic, stored, recomputed };
+
 struct LandmarkIsomapSettings {
   graph::NeighborSettings graph;  ///< --neighbors K or --radius R, --metric
   bool connect = false;           ///< --connect, as exact Isomap
@@ -26,6 +33,8 @@ struct LandmarkIsomapSettings {
   std::int64_t landmarks = 0;     ///< M
   std::uint64_t seed = 0;         ///< landmark choice (uniform_landmarks)
   double max_memory_per_rank = 0; ///< bytes; 0: the node's available memory / its ranks
+  /// automatic: stored when it fits in the memory limit, else recomputed.
+  GeodesicStorage geodesics = GeodesicStorage::automatic;
 };
 
 /// What a landmark Isomap fit produced. `mds` holds what landmark MDS
@@ -38,6 +47,7 @@ struct LandmarkIsomapResult {
   std::int64_t d = 0;                    ///< coordinates of a point
   graph::GraphStats graph;               ///< of the neighbourhood graph, before --connect
   std::vector<graph::Edge> added_edges;  ///< by --connect, in the order they join
+  GeodesicStorage geodesics = GeodesicStorage::stored;  ///< stored or recomputed, as run
 };
 
 /// Bytes the busiest of `ranks` ranks needs for landmark Isomap of n points
@@ -45,11 +55,11 @@ struct LandmarkIsomapResult {
 /// landmarks and k components: the graph on every rank (8 (n + 1) + 2 x 17
 /// bytes per edge), then the larger of the neighbour search (the k-d tree's
 /// 2 n d + n values) and the geodesics (a Dijkstra distance and heap, 3 n
-/// values; ceil(M/P) x n sent and ceil(n/P) x M received, then reordered:
-/// twice the larger), the landmarks' M x M matrix three times, L# and the
-/// gathered n x k embedding twice.
+/// values; stored: ceil(M/P) x n sent and ceil(n/P) x M received, then
+/// reordered, twice the larger; recomputed: the n x k sums), the landmarks'
+/// M x M matrix three times, L# and the gathered n x k embedding twice.
 double landmark_isomap_memory(std::int64_t n, std::int64_t d, std::int64_t edges, std::int64_t m,
-                              int k, int ranks);
+                              int k, int ranks, GeodesicStorage storage);
 
 /// Collective: landmark Isomap of the points in `points`. Checks, as agreed
 /// Errors on every rank: the request (spectral::isomap_request_error,
@@ -58,8 +68,9 @@ double landmark_isomap_memory(std::int64_t n, std::int64_t d, std::int64_t edges
 /// landmark_isomap_memory against the limit (after the graph is built, with
 /// its edge count), fewer than k positive eigenvalues of B_L. The landmarks
 /// are uniform_landmarks(n, M, seed), as landmark MDS takes them; the
-/// result is the same on any number of ranks. Phases: graph, landmarks,
-/// geodesics, landmark_mds, triangulate, gather.
+/// result is the same on any number of ranks (bit for bit when stored; to
+/// round-off in the sums over the ranks' landmarks when recomputed). Phases:
+/// graph, landmarks, geodesics, landmark_mds, triangulate, gather.
 LandmarkIsomapResult landmark_isomap(io::MatrixFile& points, const LandmarkIsomapSettings& settings,
                                      const Comm& comm, PhaseTimer& timer);
 
