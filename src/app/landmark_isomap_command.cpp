@@ -221,11 +221,11 @@ Projection project_landmark_isomap(const io::Model& model, io::MatrixFile& point
                                    const Comm& comm) {
   approx::LandmarkIsomapProjection p;
   approx::LandmarkModel& m = p.model;
-  std::int64_t n = 0;
+  std::int64_t n = 0, d = 0;
   collectively(comm, [&] {
     model.choice("approximation", {"landmark"});
     n = model.integer("n", 2, io::kMaxModelDimension);
-    model.integer("d", 1, io::kMaxModelDimension);
+    d = model.integer("d", 1, io::kMaxModelDimension);
     m.m = model.integer("landmarks", 2, n);
     m.k = static_cast<int>(model.integer("k", 1, m.m - 1));
     p.graph.metric = kernel::parse_metric(model.choice("metric", io::manifest_metric_names()));
@@ -251,8 +251,9 @@ Projection project_landmark_isomap(const io::Model& model, io::MatrixFile& point
   }
   agree(comm, error);
   auto training = model.large(comm, "X");
-  agree(comm, training->rows() == n ? std::string()
-                                    : training->path() + ": the training points have the wrong shape");
+  agree(comm, training->rows() == n && training->cols() == d
+                  ? std::string()
+                  : training->path() + ": the training points have the wrong shape");
   return {m.k, approx::landmark_isomap_transform(p, *training, points, comm)};
 }
 
