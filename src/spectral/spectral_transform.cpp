@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <sstream>
 #include <utility>
 
@@ -59,23 +60,57 @@ void affinity_row(const SpectralExtension& model, const double* x, std::vector<d
   w = std::move(weight);
 }
 
-double extend_row(const SpectralExtension& model, const double* w, double* y) {
-  const std::int64_t n = model.n;
+void tree_affinity_row(const SpectralExtension& model, const graph::KdTree& tree, double max_radius,
+                       const double* x, std::vector<AffinityEntry>& row) {
+  std::vector<graph::Neighbor> found;
+  tree.nearest(x, 1, -1, found);  // ties ordered by index: the first point at distance 0
+  const std::int64_t self = found[0].distance == 0 ? found[0].index : -1;
+  const std::int64_t tie_index = self >= 0 ? self : model.n;
+  row.clear();
+  tree.nearest(x, std::size_t(model.neighbors - 1), self, found);
+  for (const graph::Neighbor& e : found) row.emplace_back(e.index, 0.5);
+  tree.within(x, max_radius, self, found);
+  for (const graph::Neighbor& e : found) {
+    const double r = model.neighbor_radius[e.index];
+    if (e.distance < r || (e.distance == r && tie_index <= model.neighbor_last[e.index]))
+      row.emplace_back(e.index, 0.5);
+  }
+  // Ascending by index, the two halves of a pair listed both ways added.
+  std::sort(row.begin(), row.end());
+  std::size_t kept = 0;
+  for (std::size_t t = 0; t < row.size(); ++t)
+    if (kept > 0 && row[kept - 1].first == row[t].first)
+      row[kept - 1].second += row[t].second;
+    else
+      row[kept++] = row[t];
+  row.resize(kept);
+}
+
+double extend_row(const SpectralExtension& model, const std::vector<AffinityEntry>& row,
+                  double* y) {
   const int k = model.k;
   double degree = 0;
-  for (std::int64_t i = 0; i < n; ++i) degree += w[i];
+  for (const AffinityEntry& e : row) degree += e.second;
   if (!(degree > 0)) return degree;
   std::vector<double> s(static_cast<std::size_t>(k), 0.0);
-  for (std::int64_t i = 0; i < n; ++i) {
-    if (w[i] == 0) continue;
-    const double a = w[i] / std::sqrt(model.degrees[i]);
-    const double* v = &model.vectors[std::size_t(i) * k];
+  for (const AffinityEntry& e : row) {
+    if (e.second == 0) continue;
+    const double a = e.second / std::sqrt(model.degrees[e.first]);
+    const double* v = &model.vectors[std::size_t(e.first) * k];
     for (int c = 0; c < k; ++c) s[c] += a * v[c];
   }
   // v_c(x) = s_c / (mu_c sqrt(d(x))), then y_c = v_c(x) / sqrt(d(x)).
   const double root = std::sqrt(degree);
   for (int c = 0; c < k; ++c) y[c] = s[c] / (model.eigenvalues[c] * root) / root;
   return degree;
+}
+
+double extend_row(const SpectralExtension& model, const double* w, double* y) {
+  // Zeros add nothing to the sums: the nonzero weights in index order give the same bits.
+  std::vector<AffinityEntry> row;
+  for (std::int64_t i = 0; i < model.n; ++i)
+    if (w[i] != 0) row.emplace_back(i, w[i]);
+  return extend_row(model, row, y);
 }
 
 std::vector<double> spectral_transform(const SpectralExtension& model, io::MatrixFile& points,
@@ -90,10 +125,26 @@ std::vector<double> spectral_transform(const SpectralExtension& model, io::Matri
   const IndexRange rows = graph::neighbor_rows(points.rows(), comm.rank(), comm.size());
   const std::vector<double> x = points.read_rows({rows});
   const int d = static_cast<int>(model.d);
+  // knn in few dimensions: x's list and the training points that may list x
+  // from a k-d tree over the training points, instead of a scan of all n.
+  std::optional<graph::KdTree> tree;
+  double max_radius = 0;
+  if (model.affinity == Affinity::knn && model.d <= graph::kTreeMaxDims) {
+    tree.emplace(model.points, d, kernel::Metric::euclidean);
+    for (double r : model.neighbor_radius) max_radius = std::max(max_radius, r);
+  }
   std::vector<double> y(static_cast<std::size_t>(rows.size()) * k), w;
+  std::vector<AffinityEntry> row;
   for (std::int64_t r = 0; r < rows.size() && error.empty(); ++r) {
-    affinity_row(model, &x[std::size_t(r) * d], w);
-    if (!(extend_row(model, w.data(), &y[std::size_t(r) * k]) > 0))
+    double degree;
+    if (tree) {
+      tree_affinity_row(model, *tree, max_radius, &x[std::size_t(r) * d], row);
+      degree = extend_row(model, row, &y[std::size_t(r) * k]);
+    } else {
+      affinity_row(model, &x[std::size_t(r) * d], w);
+      degree = extend_row(model, w.data(), &y[std::size_t(r) * k]);
+    }
+    if (!(degree > 0))
       error = points.path() + ": row " + std::to_string(rows.begin + r + 1) +
               " has no affinity to any training point (degree 0" +
               (model.affinity == Affinity::rbf

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <random>
 
+#include "kembed/graph/kd_tree.hpp"
 #include "kembed/io/matrix_file.hpp"
 #include "kembed/linalg/blacs_grid.hpp"
 #include "kembed/spectral/laplacian_eigenmaps.hpp"
@@ -182,7 +183,8 @@ TEST(SpectralTransform, RbfTrainingPointsReproduceEmbedding) {
 }
 
 // knn: affinity_row of a training point equals row j of the brute-force
-// W = 1/2 (C + C^T) exactly (weights 0, 1/2, 1), that row fed to extend_row
+// W = 1/2 (C + C^T) exactly (weights 0, 1/2, 1), and so does the k-d tree's
+// sparse row (also for 20 new points); that row fed to extend_row
 // reproduces the embedding, and so does the whole collective transform.
 TEST(SpectralTransform, KnnTrainingRowsReproduceEmbedding) {
   const Comm comm = Comm::world();
@@ -195,8 +197,25 @@ TEST(SpectralTransform, KnnTrainingRowsReproduceEmbedding) {
   std::vector<double> row, yj(k);
   std::vector<double> embedding = f.result.embedding;
   comm.broadcast(embedding);
+  // The k-d tree's sparse rows (what transform uses at d = 3) against the scan's.
+  const graph::KdTree tree(x, d, kernel::Metric::euclidean);
+  const double max_radius =
+      *std::max_element(f.model.neighbor_radius.begin(), f.model.neighbor_radius.end());
+  std::vector<spectral::AffinityEntry> sparse;
+  const auto tree_row_is = [&](const double* p, const std::vector<double>& dense) {
+    spectral::tree_affinity_row(f.model, tree, max_radius, p, sparse);
+    std::vector<double> expanded(n, 0.0);
+    for (const auto& [i, weight] : sparse) expanded[i] = weight;
+    return expanded == dense;
+  };
+  const auto fresh = swiss_roll(20, 6);
+  for (int p = 0; p < 20; ++p) {
+    spectral::affinity_row(f.model, &fresh[std::size_t(p) * d], row);
+    rows_equal = rows_equal && tree_row_is(&fresh[std::size_t(p) * d], row);
+  }
   for (int j = 0; j < n; ++j) {
     spectral::affinity_row(f.model, &x[std::size_t(j) * d], row);
+    rows_equal = rows_equal && tree_row_is(&x[std::size_t(j) * d], row);
     for (int i = 0; i < n; ++i) rows_equal = rows_equal && row[i] == w(j, i);
     std::vector<double> fit_row(n);
     for (int i = 0; i < n; ++i) fit_row[i] = w(j, i);

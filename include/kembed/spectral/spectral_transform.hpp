@@ -9,8 +9,10 @@
 /// makes y_c(x) the training coordinate y_jc.
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "kembed/graph/kd_tree.hpp"
 #include "kembed/io/matrix_file.hpp"
 #include "kembed/mpi/comm.hpp"
 #include "kembed/spectral/laplacian_eigenmaps.hpp"
@@ -58,15 +60,32 @@ std::string extension_eigenvalue_error(const std::vector<double>& mu, const std:
 /// training point this is the fit's row of W = 1/2 (C + C^T).
 void affinity_row(const SpectralExtension& model, const double* x, std::vector<double>& w);
 
+/// One nonzero affinity: (training point, weight).
+using AffinityEntry = std::pair<std::int64_t, double>;
+
+/// Serial: affinity_row's knn weights found through `tree` (a k-d tree over
+/// the training points under the euclidean metric) rather than by a scan:
+/// x itself by tree.nearest (distance 0), x's list by tree.nearest, the
+/// training points that may list x by tree.within(max_radius, the largest
+/// neighbor_radius). `row` receives the nonzero weights ascending by index,
+/// the same values as affinity_row (the tree's distances are pair_distance's
+/// bit for bit). O(log n + K + the points within max_radius) per point.
+void tree_affinity_row(const SpectralExtension& model, const graph::KdTree& tree, double max_radius,
+                       const double* x, std::vector<AffinityEntry>& row);
+
 /// Serial: the k coordinates y (see the file comment) of a point whose
 /// affinities to the training points are w (n values); returns d(x) = sum w,
 /// and leaves y untouched when it is not positive.
 double extend_row(const SpectralExtension& model, const double* w, double* y);
+/// The same from the nonzero weights only, ascending by index (the same bits).
+double extend_row(const SpectralExtension& model, const std::vector<AffinityEntry>& row, double* y);
 
 /// Collective: the m x k coordinates (row-major, rank 0 only) of the m
 /// points in `points`; each rank places a contiguous block of rows
-/// (graph::neighbor_rows), each point by affinity_row and extend_row, so the
-/// result is the same bits on any number of ranks. O(n d) work per point.
+/// (graph::neighbor_rows), each point by affinity_row (knn up to
+/// graph::kTreeMaxDims dimensions: tree_affinity_row, every rank building
+/// the tree over the n training points) and extend_row, so the result is the
+/// same bits on any number of ranks. O(n d) work per point for rbf.
 /// Agreed errors: a column count unlike the fit's; a point of degree 0 (no
 /// affinity to any training point: every rbf weight underflows), naming its
 /// 1-based row.
