@@ -114,9 +114,13 @@ double landmark_isomap_memory(std::int64_t n, std::int64_t d, std::int64_t edges
   const double rows = std::ceil(double(n) / p), sources = std::ceil(double(m) / p);
   const double graph = 8.0 * double(n + 1) + 2.0 * 17.0 * double(edges);
   const double search = 8.0 * (2.0 * double(n) * double(d) + double(n));
-  const double held = storage == GeodesicStorage::recomputed
-                          ? double(n) * k
-                          : 2.0 * std::max(sources * double(n), rows * double(m));
+  // Stored: the rows x M result, and per round of landmark_geodesics its
+  // sends, receives and the copy MPI makes (measured).
+  const double batch = std::max(1.0, std::floor(double(graph::kGeodesicRoundValues) /
+                                                std::max(double(n), 1.0)));
+  const double round = std::min(sources, batch) * double(n);
+  const double held = storage == GeodesicStorage::recomputed ? double(n) * k
+                                                             : rows * double(m) + 3.0 * round;
   const double geodesics = 8.0 * (3.0 * double(n) + held);
   const double landmarks = 8.0 * (3.0 * double(m) * double(m) + double(k) * double(m) +
                                   rows * double(k) + 2.0 * double(n) * k);

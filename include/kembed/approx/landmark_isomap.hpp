@@ -21,7 +21,7 @@
 namespace kembed::approx {
 
 /// How the M x n landmark geodesics are used: held (one Dijkstra per
-/// landmark, about 2 M n / P values per rank while they are exchanged) or
+/// landmark, M n / P values per rank plus the exchange's rounds) or
 /// recomputed (a second Dijkstra per landmark whose distances go straight
 /// into the triangulation sums: O(n k) per rank, twice the searches).
 enum class GeodesicStorage { automatic, stored, recomputed };
@@ -55,8 +55,8 @@ struct LandmarkIsomapResult {
 /// landmarks and k components: the graph on every rank (8 (n + 1) + 2 x 17
 /// bytes per edge), then the larger of the neighbour search (the k-d tree's
 /// 2 n d + n values) and the geodesics (a Dijkstra distance and heap, 3 n
-/// values; stored: ceil(M/P) x n sent and ceil(n/P) x M received, then
-/// reordered, twice the larger; recomputed: the n x k sums), the landmarks'
+/// values; stored: the ceil(n/P) x M rows and three buffers of one round of
+/// graph::landmark_geodesics; recomputed: the n x k sums), the landmarks'
 /// M x M matrix three times, L# and the gathered n x k embedding twice.
 double landmark_isomap_memory(std::int64_t n, std::int64_t d, std::int64_t edges, std::int64_t m,
                               int k, int ranks, GeodesicStorage storage);

@@ -22,19 +22,26 @@ struct GraphEntries {
   std::vector<Neighbor> entries;
 };
 
+/// Values one round of landmark_geodesics sends from a rank, about (64 MiB).
+inline constexpr std::int64_t kGeodesicRoundValues = std::int64_t{1} << 23;
+
 /// Collective: the geodesic distance of every target to every landmark,
 /// this rank's rows: targets neighbor_rows(count, rank, ranks) x M,
 /// row-major, landmark l in column l. Landmark l's distance to target a is
 /// the shortest path along g from a's entries (the shortest over them of
 /// entry length + path length), +inf when there is none. Rank r runs
 /// Dijkstra from landmarks neighbor_rows(M, r, ranks) (at most ceil(M/P)
-/// searches of O(E log n)), keeps each search's entries at the targets in
-/// the order of their owners, and one all-to-all gives every rank its rows.
-/// Memory per rank besides g: ceil(M/P) x count values sent and the
-/// ceil(count/P) x M received, twice that while they are reordered. The
-/// result does not depend on the number of ranks, bit for bit.
+/// searches of O(E log n)) in rounds of max(1, round_values / count)
+/// landmarks; each round keeps the searches' entries at the targets in the
+/// order of their owners, and one all-to-all moves them to the rows. Memory
+/// per rank besides g: the ceil(count/P) x M result, and per round about
+/// round_values values sent, as many received, and what MPI copies of them
+/// (Open MPI's all-to-all held about one more copy of the send buffer,
+/// measured on 1-3 ranks). The result does not depend on the number of
+/// ranks or the round size, bit for bit.
 /// @pre g identical on every rank, non-negative weights, landmarks in [0, g.n)
 std::vector<double> landmark_geodesics(const Graph& g, const std::vector<std::int64_t>& landmarks,
-                                       const GraphEntries& targets, const Comm& comm);
+                                       const GraphEntries& targets, const Comm& comm,
+                                       std::int64_t round_values = kGeodesicRoundValues);
 
 }  // namespace kembed::graph
