@@ -5,9 +5,9 @@
 #include <cstdint>
 #include <cstdlib>
 #include <fstream>
-#include <map>
 #include <set>
 #include <sstream>
+#include <unordered_map>
 
 #include "io/read_only_file.hpp"
 #include "kembed/core/error.hpp"
@@ -88,8 +88,10 @@ std::size_t id_column_index(const std::string& id, const std::vector<std::string
 CategoricalTable parse_categorical(std::string_view text, const std::string& name,
                                    const std::string& id_column) {
   CategoricalTable table;
-  std::vector<std::vector<std::string>> cells;  // per data row
-  std::vector<std::int64_t> line_of;            // 1-based line number per data row
+  // Per variable: each distinct value and the code of its first appearance;
+  // the codes are renumbered in sorted order at the end. A cell costs its
+  // 4-byte code, not a string of its text (32 bytes and more).
+  std::vector<std::unordered_map<std::string, std::int32_t>> seen_values;
   char delimiter = ',';
   std::size_t id_at = SIZE_MAX;  // file column of the ids, if any
   std::int64_t line_number = 0;
@@ -123,6 +125,7 @@ CategoricalTable parse_categorical(std::string_view text, const std::string& nam
         if (table.variables.empty())
           throw Error(where + ": the id column is the only column; no variable is left");
       }
+      seen_values.resize(table.variables.size());
       continue;
     }
     std::vector<std::string> row = split(line, delimiter, where);
@@ -141,25 +144,27 @@ CategoricalTable parse_categorical(std::string_view text, const std::string& nam
                     " (variable '" +
                     table.variables[q] +
                     "'): empty cell; code a missing answer as a category of its own");
-    cells.push_back(std::move(row));
-    line_of.push_back(line_number);
+    for (std::size_t q = 0; q < row.size(); ++q) {
+      auto& values = seen_values[q];
+      const auto code = std::int32_t(values.size());
+      table.codes.push_back(values.try_emplace(std::move(row[q]), code).first->second);
+    }
+    ++table.rows;
   }
-  if (table.variables.empty() || cells.empty())
+  if (table.variables.empty() || table.rows == 0)
     throw Error(name + ": no data: a header of variable names and at least one row are needed");
 
   const std::size_t q_count = table.variables.size();
-  table.rows = std::int64_t(cells.size());
-  table.codes.resize(cells.size() * q_count);
   table.levels.resize(q_count);
   for (std::size_t q = 0; q < q_count; ++q) {
-    std::set<std::string> distinct;
     bool integers = true;
-    for (const auto& row : cells) {
+    std::vector<std::string> levels;
+    for (const auto& [value, first] : seen_values[q]) {
       long long ignored = 0;
-      distinct.insert(row[q]);
-      integers = integers && is_integer(row[q], ignored);
+      levels.push_back(value);
+      integers = integers && is_integer(value, ignored);
     }
-    std::vector<std::string> levels(distinct.begin(), distinct.end());
+    std::sort(levels.begin(), levels.end());
     if (integers)
       std::stable_sort(levels.begin(), levels.end(),
                        [](const std::string& a, const std::string& b) {
@@ -168,9 +173,13 @@ CategoricalTable parse_categorical(std::string_view text, const std::string& nam
                          is_integer(b, y);
                          return x < y;
                        });
-    std::map<std::string, std::int32_t> code;
-    for (std::size_t c = 0; c < levels.size(); ++c) code[levels[c]] = std::int32_t(c);
-    for (std::size_t i = 0; i < cells.size(); ++i) table.codes[i * q_count + q] = code[cells[i][q]];
+    // First-appearance code -> position among the sorted levels.
+    std::vector<std::int32_t> renumber(levels.size());
+    for (std::size_t c = 0; c < levels.size(); ++c)
+      renumber[std::size_t(seen_values[q].at(levels[c]))] = std::int32_t(c);
+    seen_values[q].clear();
+    for (std::size_t at = q; at < table.codes.size(); at += q_count)
+      table.codes[at] = renumber[std::size_t(table.codes[at])];
     table.levels[q] = std::move(levels);
   }
   return table;
