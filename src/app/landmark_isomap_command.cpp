@@ -102,8 +102,8 @@ void run_landmark_isomap(const po::variables_map& vm, const Comm& world,
   const OutputOptions output(vm);
   const SolveOptions solve(vm);
   if (solve.dry_run)
-    throw Error("--dry-run plans the exact n x n fit; --approx landmark checks its memory "
-                "(landmarks, geodesic rows, graph) when it runs");
+    throw Error("--dry-run plans the exact n x n fit; for --approx landmark use "
+                "kembed plan isomap --approx landmark --landmarks M");
   refuse_exact_only_options(vm, "--approx landmark");
   const int k = solve.components;
   Job job("isomap", output, solve.layout, {in.input}, [&](const Comm& c) { return in.open(c); });

@@ -8,6 +8,7 @@
 #include "kembed/app/kpca_command.hpp"
 #include "kembed/app/pca_command.hpp"
 #include "kembed/app/run_report.hpp"
+#include "kembed/approx/landmark_isomap.hpp"
 #include "kembed/approx/landmark_mds.hpp"
 #include "kembed/approx/nystrom.hpp"
 #include "kembed/core/error.hpp"
@@ -87,6 +88,51 @@ void plan_landmark_mds(const po::variables_map& vm, const Comm& world, std::int6
           verdict(available, streamed_shortfall(bytes_for, ranks, available)));
 }
 
+// isomap --approx landmark: the graph on every rank (its edges counted as
+// n K, the most K-nearest-neighbour lists give) and the geodesics, stored
+// when that fits, else recomputed, as the run decides
+// (approx::landmark_isomap_memory); checked by the run's own code.
+void plan_landmark_isomap(const po::variables_map& vm, const Comm& world, std::int64_t n,
+                          std::int64_t d, int ranks, double available) {
+  const std::string approx = vm["approx"].as<std::string>();
+  if (approx != "landmark")
+    throw Error("unknown --approx '" + approx + "' for isomap (expected landmark)");
+  refuse_exact_only_options(vm, "--approx landmark");
+  if (!vm.count("landmarks"))
+    throw Error("--approx landmark needs --landmarks M (the number of landmarks)");
+  if (d < 1) throw Error("isomap needs --cols D (or an --input file of points)");
+  const std::int64_t m = vm["landmarks"].as<std::int64_t>();
+  const int k = vm["components"].as<int>();
+  if (k < 1) throw Error("--components must be at least 1");
+  IsomapSettings exact;
+  exact.graph.neighbors = vm.count("neighbors") ? vm["neighbors"].as<int>() : 5;
+  if (exact.graph.neighbors < 1) throw Error("--neighbors must be at least 1");
+  exact.components = k;
+  const std::string request = isomap_request_error(n, exact, "the planned input");
+  if (!request.empty()) throw Error(request);
+  approx::check_landmark_request(n, m, k);
+  const std::int64_t edges = n * exact.graph.neighbors;
+  const auto bytes = [&](approx::GeodesicStorage storage, int p) {
+    return approx::landmark_isomap_memory(n, d, edges, m, k, p, storage);
+  };
+  const double stored = bytes(approx::GeodesicStorage::stored, ranks);
+  const double recomputed = bytes(approx::GeodesicStorage::recomputed, ranks);
+  const auto chosen = stored <= available ? approx::GeodesicStorage::stored
+                                          : approx::GeodesicStorage::recomputed;
+  say(world, false,
+      "kembed plan isomap --approx landmark: n = " + std::to_string(n) + ", d = " +
+          std::to_string(d) + ", K = " + std::to_string(exact.graph.neighbors) + ", M = " +
+          std::to_string(m) + ", k = " + std::to_string(k) + ", " + std::to_string(ranks) +
+          " ranks\nestimated memory of the busiest rank: " + human_bytes(stored) +
+          " with the geodesics stored (the rows x M geodesic distances and the exchange's "
+          "rounds), " + human_bytes(recomputed) +
+          " with them recomputed (twice the shortest-path searches); the run stores them when "
+          "that fits. Both count the neighbourhood graph on every rank with n K edges, the most "
+          "it can have; the n x n matrix is never formed\n" +
+          verdict(available, streamed_shortfall([&](int p) { return bytes(chosen, p); }, ranks,
+                                                available)));
+}
+
 // The neighbourhood graph's line of the plan (it is not part of the run's
 // memory check, which covers the n x n matrix).
 std::string graph_line(std::int64_t n, std::int64_t neighbors, const ProblemShape& shape) {
@@ -112,9 +158,10 @@ void refuse_foreign_options(const po::variables_map& vm, const std::string& meth
   only("variance", method == "pca", "pca");
   only("affinity", method == "spectral", "spectral");
   only("distances", method == "mds", "mds");
-  only("approx", method == "kpca" || method == "mds", "kpca (nystrom) and mds (landmark)");
+  only("approx", method == "kpca" || method == "mds" || method == "isomap",
+       "kpca (nystrom), mds and isomap (landmark)");
   only("precision", (method == "kpca" || method == "mds") && !approx, "exact kpca and mds");
-  only("landmarks", approx, "--approx nystrom (kpca) and --approx landmark (mds)");
+  only("landmarks", approx, "--approx nystrom (kpca) and --approx landmark (mds, isomap)");
   only("landmark-selection", approx && method == "kpca", "kpca --approx nystrom");
   only("panel-rows", approx && method == "kpca", "kpca --approx nystrom");
 }
@@ -143,7 +190,7 @@ po::options_description plan_options() {
       ("solver", po::value<std::string>()->default_value("auto"), "auto, evd, evr, krylov or elpa")
       ("route", po::value<std::string>()->default_value("auto"), "pca: auto, covariance or gram")
       ("variance", po::value<double>()->default_value(0.0), "pca: --variance F (plans for evd)")
-      ("approx", po::value<std::string>(), "kpca: nystrom; mds: landmark (the approximate tier)")
+      ("approx", po::value<std::string>(), "kpca: nystrom; mds, isomap: landmark (the approximate tier)")
       ("precision", po::value<std::string>()->default_value("double"),
        "kpca, mds: double, or single (float32 storage of the n x n matrix, krylov)")
       ("storage", po::value<std::string>()->default_value("auto"),
@@ -206,6 +253,10 @@ void run_plan(const po::variables_map& vm, const Comm& world) {
                                : available_memory_per_rank(world) * world.size() / ranks;
   if (method == "mds" && vm.count("approx")) {
     plan_landmark_mds(vm, world, n, d, ranks, available);
+    return;
+  }
+  if (method == "isomap" && vm.count("approx")) {
+    plan_landmark_isomap(vm, world, n, d, ranks, available);
     return;
   }
   const bool square = vm.count("distances") || vm["kernel"].as<std::string>() == "precomputed" ||

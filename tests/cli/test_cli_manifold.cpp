@@ -503,7 +503,6 @@ TEST(Isomap, LandmarkUnrollsASwissRollAndItsModelPlacesTheTrainingPoints) {
   EXPECT_EQ(report["approximation"]["seed"], 2);
   EXPECT_EQ(report["approximation"]["landmark_rows"].size(), 40u);
   EXPECT_EQ(report["approximation"]["geodesics"], "stored");  // 40 x 400 fits
-  EXPECT_EQ(report["approximation"]["geodesics"], "stored");  // 40 x 400 fits
   EXPECT_EQ(report["graph"]["connected_components"], 1);
   const Csv eig = read_result_csv(out / "eigenvalues.csv");
   EXPECT_EQ(eig.header,
@@ -532,4 +531,23 @@ TEST(Isomap, LandmarkUnrollsASwissRollAndItsModelPlacesTheTrainingPoints) {
   expect_failure(landmark({"--landmarks", "40"}), 1, "--landmarks applies to --approx landmark");
   expect_failure(landmark({"--approx", "nystrom", "--landmarks", "40"}), 1,
                  "unknown --approx 'nystrom' for isomap (expected landmark)");
+}
+
+// kembed plan isomap --approx landmark, the 10^6 points: graph
+// 8 (n + 1) + 34 n K = 348 MB; search 8 (2 n d + n) = 56 MB; landmarks
+// 8 (3 M^2 + k M + k n / P + 2 n k) = 64 MB; geodesics stored
+// 8 (3 n + M n / P + 3 x 8 landmarks x n) = 4216 MB, recomputed
+// 8 (3 n + n k) = 40 MB (below the search's 56 MB): 4.6 GB and 468 MB.
+TEST(Manifold, LandmarkIsomapPlanStoresOrRecomputesTheGeodesics) {
+  const std::vector<std::string> plan{"plan",        "isomap",    "--rows",     "1000000",
+                                      "--cols",      "3",         "--neighbors", "10",
+                                      "--approx",    "landmark",  "--landmarks", "1000",
+                                      "--ranks",     "2",         "--max-memory-per-rank"};
+  RUN_OK(fits, concat(plan, {"2GB"}), 1);
+  EXPECT_TRUE(contains(fits.out, "4.6 GB with the geodesics stored")) << fits.out;
+  EXPECT_TRUE(contains(fits.out, "468.0 MB with them recomputed")) << fits.out;
+  EXPECT_TRUE(contains(fits.out, "available per rank: 2.0 GB (fits)")) << fits.out;
+  RUN_OK(tight, concat(plan, {"100MB"}), 1);
+  EXPECT_TRUE(contains(tight.out, "not enough memory: this run needs about 468.0 MB per rank"))
+      << tight.out;
 }
