@@ -8,8 +8,8 @@
 #include "kembed/graph/landmark_geodesics.hpp"
 #include "kembed/graph/shortest_paths.hpp"
 #include "kembed/io/format_double.hpp"
-#include "kembed/kernel/distance_checks.hpp"
 #include "kembed/io/synthetic.hpp"
+#include "kembed/kernel/distance_checks.hpp"
 #include "kembed/spectral/isomap.hpp"
 #include "kembed/spectral/memory_plan.hpp"
 
@@ -17,12 +17,12 @@ namespace kembed::approx {
 
 namespace {
 
-// Collective: this rank's rows (io::block_of_rows, the split triangulation
-// and the sign convention use; graph::neighbor_rows is the same split) of
-// the triangulated embedding from its rows x M geodesic distances, signs
-// fixed and folded into the model.
+// Collective: this rank's rows (io::block_of_rows, the split the sign
+// convention uses; graph::neighbor_rows, which split the geodesics, is the
+// same) of the triangulated embedding from its rows x M geodesic distances
+// (overwritten); an agreed Error where one is too large to square.
 std::vector<double> triangulate_geodesics(std::vector<double>& geodesics, std::int64_t count,
-                                          LandmarkModel& model, const std::string& source,
+                                          const LandmarkModel& model, const std::string& source,
                                           const Comm& comm) {
   const IndexRange mine = io::block_of_rows(count, comm.rank(), comm.size());
   std::vector<double> local(std::size_t(mine.size()) * model.k);
@@ -235,9 +235,8 @@ std::vector<double> landmark_isomap_transform(const LandmarkIsomapProjection& p,
 
   std::vector<double> geodesics = graph::landmark_geodesics(g, p.landmark_rows, targets, comm);
   g = {};
-  LandmarkModel model = p.model;
   const std::string source = "geodesic distances of " + points.path() + " to the landmarks";
-  return comm.gatherv(triangulate_geodesics(geodesics, count, model, source, comm));
+  return comm.gatherv(triangulate_geodesics(geodesics, count, p.model, source, comm));
 }
 
 }  // namespace kembed::approx
