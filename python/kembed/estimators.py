@@ -503,7 +503,13 @@ class Isomap(_KembedTransformer):
     components (``--connect``; scikit-learn adds one edge per pair of
     components, so with three or more the geodesics may differ); False makes
     a disconnected graph an error. ``transform`` places new points through
-    their nearest training points. Attributes: ``embedding_``,
+    their nearest training points. ``n_landmarks`` (not in scikit-learn):
+    landmark Isomap (``--approx landmark --landmarks M``): shortest paths from
+    M landmarks only, drawn from ``random_state`` (``--seed``), their
+    classical MDS and every point triangulated from its geodesic distances to
+    them; ``eigen_solver`` must stay "auto" and ``tol`` 0, ``eigenvalues_``
+    are the landmarks' scaled by n / M, and there is no ``spectrum_`` or
+    reconstruction error. Attributes: ``embedding_``,
     ``eigenvalues_``, ``explained_variance_ratio_``, ``spectrum_``,
     ``reconstruction_error_`` (``reconstruction_error()``), ``report_``.
     """
@@ -511,8 +517,10 @@ class Isomap(_KembedTransformer):
 
     def __init__(self, *, n_neighbors=5, radius=None, n_components=2, eigen_solver="auto",
                  tol=0, path_method="auto", metric="minkowski", p=2, connect=True,
-                 n_ranks=1, launcher=None, kembed=None):
+                 n_landmarks=None, random_state=None, n_ranks=1, launcher=None, kembed=None):
         super().__init__(n_ranks, launcher, kembed)
+        self.n_landmarks = n_landmarks
+        self.random_state = random_state
         self.n_neighbors = n_neighbors
         self.radius = radius
         self.n_components = n_components
@@ -559,6 +567,8 @@ class Isomap(_KembedTransformer):
             args += ["--neighbors", self.n_neighbors]
         if self.connect:
             args.append("--connect")
+        if self.n_landmarks is not None:
+            args += ["--approx", "landmark", "--landmarks", self.n_landmarks]
         self._run_fit(args + ["--components", self.n_components, "--quiet"]
                       + self._solver_args())
         self._fitted(out)

@@ -113,6 +113,8 @@ def load(result_dir):
         res.eigenvalues_ = values[:, 0].copy()
         if header[-1] == "affinity_eigenvalue":  # spectral: 1 - mu, then mu
             res.affinity_eigenvalues_ = values[:, -1].copy()
+        elif "explained_variance_ratio" in header:  # the landmark fits have a column between
+            res.explained_variance_ratio_ = values[:, header.index("explained_variance_ratio")].copy()
         elif values.shape[1] > 1:
             res.explained_variance_ratio_ = values[:, 1].copy()
     spec = os.path.join(result_dir, "spectrum.csv")

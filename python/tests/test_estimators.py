@@ -339,6 +339,30 @@ def test_isomap_against_scikit_learn(n_ranks):
     assert ours.n_features_in_ == 3 and ours.embedding_.shape == (150, 2)
 
 
+def test_landmark_isomap_against_scikit_learn():
+    # Every point a landmark: landmark Isomap is Isomap (the landmarks' B is
+    # the n x n B), so scikit-learn's dense Isomap is the reference to 1e-10.
+    # With 40 of 150 landmarks the estimator passes the options and reads the
+    # landmark result files (its accuracy is test_landmark_isomap's: on this
+    # sparse roll the geodesics are far from planar, Procrustes error 0.06);
+    # training points transform to their fitted coordinates.
+    pytest.importorskip("sklearn", reason="python3-sklearn is not installed")
+    from sklearn.manifold import Isomap as SkIsomap
+    X = swiss_roll()
+    theirs = SkIsomap(n_neighbors=8, n_components=2, eigen_solver="dense").fit(X)
+    scale = np.abs(theirs.embedding_).max()
+    every = kembed.Isomap(n_neighbors=8, n_landmarks=150, n_ranks=2).fit(X)
+    signs = np.sign((every.embedding_ * theirs.embedding_).sum(0))
+    np.testing.assert_allclose(every.embedding_, theirs.embedding_ * signs, atol=1e-10 * scale)
+    few = kembed.Isomap(n_neighbors=8, n_landmarks=40, random_state=3, n_ranks=2).fit(X)
+    assert few.report_["approximation"]["landmarks"] == 40
+    assert few.report_["approximation"]["seed"] == 3
+    np.testing.assert_allclose(few.explained_variance_ratio_,
+                               few.report_["explained_variance_ratio"], rtol=1e-12)
+    assert few.embedding_.shape == (150, 2) and few.spectrum_ is None
+    np.testing.assert_allclose(few.transform(X), few.embedding_, atol=1e-10 * scale)
+
+
 @pytest.mark.parametrize("n_ranks", [1, 2])
 def test_spectral_embedding_against_scikit_learn(n_ranks):
     # scikit-learn's arpack solve stops near 1e-10 here: compared to 1e-8 of the largest
