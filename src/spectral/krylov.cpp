@@ -57,6 +57,20 @@ int krylov_depth(int b, const KrylovSettings& s, std::int64_t n) {
   return static_cast<int>(std::clamp<std::int64_t>(fits, shallowest, deepest));
 }
 
+KrylovShape krylov_shape(int k, const KrylovSettings& s, std::int64_t n) {
+  const auto basis = [&](int b) {
+    const int q = std::max<int>(2, std::min<std::int64_t>(krylov_depth(b, s, n), n / b));
+    return static_cast<int>(std::min<std::int64_t>(std::int64_t{q} * b, n));
+  };
+  if (s.keep > 0) {
+    const int b = static_cast<int>(std::min<std::int64_t>(n, std::max(1, krylov_block_width(k, s))));
+    const int keep = std::max({s.keep, k, b}), m = basis(b);
+    if (keep + b <= m) return {b, keep, m};
+  }
+  const int b = static_cast<int>(std::min<std::int64_t>(n, std::max(k, krylov_block_width(k, s))));
+  return {b, b, basis(b)};
+}
+
 namespace {
 
 // Bases up to this many columns are tested for convergence after every block.
@@ -94,12 +108,13 @@ class BlockKrylov {
         nb_(a.block_size()),
         k_(k),
         settings_(s),
-        b_(static_cast<int>(std::min<std::int64_t>(n_, std::max(k, krylov_block_width(k, s))))),
-        q_(std::max<int>(2, std::min<std::int64_t>(krylov_depth(b_, s, n_), n_ / b_))),
-        m_(static_cast<int>(std::min<std::int64_t>(std::int64_t{q_} * b_, n_))),
+        shape_(krylov_shape(k, s, n_)),
+        b_(shape_.b),
+        keep_(shape_.keep),
+        m_(shape_.m),
         v_(line_, n_, m_ + b_, nb_),
-        y_(line_, n_, b_, nb_),
-        ay_(line_, n_, b_, nb_),
+        y_(line_, n_, keep_, nb_),
+        ay_(line_, n_, keep_, nb_),
         exact_(a.exact_products()),
         product_flops_(comm_.max(a.cost(b_).flops)) {
     agree(comm_, v_.local_rows() == a.rows().local_size() && a.rows().global_size() == n_ &&
@@ -146,7 +161,9 @@ class BlockKrylov {
         // every rank (product_flops_ is the ranks' largest).
         untested_flops_ += product_flops_;
         const double test_flops = 10.0 * double(top) * top * top;
-        const bool test = full || top <= kAlwaysTestedBasis || untested_flops_ >= test_flops;
+        // A thick restart wider than its blocks (cheap operators) always tests by flops.
+        const bool test = full || untested_flops_ >= test_flops ||
+                          (top <= kAlwaysTestedBasis && keep_ == b_);
         if (test) untested_flops_ = 0;
         if (test && rayleigh_ritz(result, top, last, full)) {
           result.converged = true;
@@ -156,9 +173,9 @@ class BlockKrylov {
         last = top;
         top += next;
       }
-      // Restarted: V[:, 0:b) holds the b best Ritz vectors, and the block
-      // after them V[:, b:restart_top_).
-      last = b_;
+      // Restarted: V[:, 0:keep) holds the keep best Ritz vectors, and the
+      // block after them V[:, keep:restart_top_).
+      last = keep_;
       top = restart_top_;
       restarted_ = false;
     }
@@ -297,9 +314,9 @@ class BlockKrylov {
   // Residual norms ||A y_j - theta_j y_j|| of the Ritz vectors in y_, from
   // their product (into ay_).
   std::vector<double> multiplied_residuals(const std::vector<double>& theta) {
-    multiply(y_, 0, b_, ay_, 0);
-    std::vector<double> norms(b_, 0.0);
-    for (int j = 0; j < b_; ++j)
+    multiply(y_, 0, keep_, ay_, 0);
+    std::vector<double> norms(keep_, 0.0);
+    for (int j = 0; j < keep_; ++j)
       for (int i = 0; i < y_.local_rows(); ++i) {
         const double r = ay_.col(j)[i] - theta[j] * y_.col(j)[i];
         norms[j] += r * r;
@@ -311,11 +328,13 @@ class BlockKrylov {
 
   // Rayleigh-Ritz on the basis V[:, 0:m), whose newest block is V[:, last:m).
   // Returns true when the top k converged, leaving the Ritz vectors in
-  // V[:, 0:b); otherwise, when `restart` (or when a product of the Ritz
-  // vectors was taken), restarts: V[:, 0:b) <- the b best Ritz vectors,
-  // V[:, b:2b) <- the block after them, T's first b columns <- their values.
+  // V[:, 0:keep); otherwise, when `restart` (or when a product of the Ritz
+  // vectors was taken), restarts: V[:, 0:keep) <- the keep best Ritz
+  // vectors, V[:, keep:keep+b) <- the block after them, T's first keep
+  // columns <- their values.
   bool rayleigh_ritz(KrylovResult& result, int m, int last, bool restart) {
     if (!related_ && !restart) return false;  // the test needs a product: at the cycle's end only
+    if (m < keep_) return false;  // a thick restart's first cycle: fewer columns than it keeps
     const int rows = v_.local_rows(), ld = v_.ld();
     std::vector<double> t(std::size_t(m) * m);
     for (int j = 0; j < m; ++j) std::copy_n(&t_[std::size_t(j) * m_], m, &t[std::size_t(j) * m]);
@@ -323,22 +342,22 @@ class BlockKrylov {
     // Identical Ritz data on every rank, whatever each rank's LAPACK did.
     comm_.broadcast(theta.data(), theta.size());
     comm_.broadcast(t.data(), t.size());
-    // Best b, descending: columns m-1, m-2, ... of S.
-    std::vector<double> s_best(std::size_t(m) * b_), theta_best(b_);
-    for (int j = 0; j < b_; ++j) {
+    // Best keep, descending: columns m-1, m-2, ... of S.
+    std::vector<double> s_best(std::size_t(m) * keep_), theta_best(keep_);
+    for (int j = 0; j < keep_; ++j) {
       theta_best[j] = theta[m - 1 - j];
       std::copy_n(&t[std::size_t(m - 1 - j) * m], m, &s_best[std::size_t(j) * m]);
     }
     const auto ritz_vectors = [&] {
-      lapack::gemm('N', 'N', rows, b_, m, 1.0, v_.col(0), ld, s_best.data(), m, 0.0, y_.col(0),
-                   y_.ld());
+      lapack::gemm('N', 'N', rows, keep_, m, 1.0, v_.col(0), ld, s_best.data(), m, 0.0,
+                   y_.col(0), y_.ld());
     };
-    std::vector<double> norms(b_, 0.0);
+    std::vector<double> norms(keep_, 0.0);
     bool multiplied = false;
     if (related_) {
       // ||C s_new||, s_new the rows of s for the newest block.
       const int w = m - last;
-      for (int j = 0; j < b_; ++j) {
+      for (int j = 0; j < keep_; ++j) {
         double sum = 0;
         for (int i = 0; i < w; ++i) {
           double ci = 0;
@@ -391,27 +410,37 @@ class BlockKrylov {
       if (krylov_broke_down(result.cycle_residuals)) {
         result.broke_down = true;
         if (!multiplied) ritz_vectors();
-        for (int j = 0; j < b_; ++j) std::copy_n(y_.col(j), rows, v_.col(j));
+        for (int j = 0; j < keep_; ++j) std::copy_n(y_.col(j), rows, v_.col(j));
         return false;
       }
     }
     if (!multiplied) ritz_vectors();
-    for (int j = 0; j < b_; ++j) std::copy_n(y_.col(j), rows, v_.col(j));
+    for (int j = 0; j < keep_; ++j) std::copy_n(y_.col(j), rows, v_.col(j));
     if (converged == k_) return true;
     if (result.at_precision_floor) return false;
     // Restart on [Y, next block]: the next block is orth(W) from the newest
-    // block's product, or, after a product of Y, orth(A Y) against Y.
+    // block's product, or, after a product of Y, orth(A Y) against Y. A Y
+    // has keep columns; with keep > b only its first b extend the basis, and
+    // the relation no longer holds for the rest (tests then need products).
     if (multiplied) {
-      const int width = std::min(b_, m_ - b_);  // b, unless n < 2b
-      for (int j = 0; j < width; ++j) std::copy_n(ay_.col(j), rows, v_.col(b_ + j));
-      related_ = width > 0 && orthonormalize(b_, width, &coupling_) && width == b_;
-      restart_top_ = b_ + width;
+      const int width = std::min(b_, m_ - keep_);  // b, unless n < keep + b
+      // With keep > b: the products of the b Ritz vectors of largest residual
+      // (the best ones' products are nearly Y Theta and add no direction).
+      std::vector<int> order(keep_);
+      for (int j = 0; j < keep_; ++j) order[j] = j;
+      if (keep_ > b_)
+        std::stable_sort(order.begin(), order.end(),
+                         [&](int i, int j) { return norms[i] > norms[j]; });
+      for (int j = 0; j < width; ++j) std::copy_n(ay_.col(order[j]), rows, v_.col(keep_ + j));
+      related_ = width > 0 && orthonormalize(keep_, width, &coupling_) && width == b_ &&
+                 keep_ == b_;
+      restart_top_ = keep_ + width;
     } else {  // related: every block has b columns, and m + b <= n
-      for (int j = 0; j < b_; ++j) std::copy_n(v_.col(m + j), rows, v_.col(b_ + j));
-      restart_top_ = 2 * b_;
+      for (int j = 0; j < b_; ++j) std::copy_n(v_.col(m + j), rows, v_.col(keep_ + j));
+      restart_top_ = keep_ + b_;
     }
     std::fill(t_.begin(), t_.end(), 0.0);
-    for (int j = 0; j < b_; ++j) t_[std::size_t(j) * m_ + j] = theta_best[j];
+    for (int j = 0; j < keep_; ++j) t_[std::size_t(j) * m_ + j] = theta_best[j];
     restarted_ = true;
     return false;
   }
@@ -422,9 +451,10 @@ class BlockKrylov {
   std::int64_t n_;
   int nb_, k_;
   KrylovSettings settings_;
-  int b_, q_, m_;
+  KrylovShape shape_;
+  int b_, keep_, m_;
   Basis v_;       ///< the basis V (m columns) and the next block (b more)
-  Basis y_, ay_;  ///< Ritz vectors and, when multiplied, their products
+  Basis y_, ay_;  ///< the keep_ best Ritz vectors and, when multiplied, their products
   std::vector<double> t_ = std::vector<double>(std::size_t(m_) * m_);  ///< V^T A V, m x m
   std::vector<double> coupling_;  ///< C of the newest block's relation (see above)
   bool related_ = true;           ///< the relation holds for the basis

@@ -105,17 +105,14 @@ double lower_blocks(const ProblemShape& s) {
 // As krylov.cpp sizes them: block width b, depth q, basis m = q b and the
 // next block (b more columns) on a P*Q x 1 grid (rows dealt in blocks of
 // nb, so a large nb puts them all on one rank), with the Ritz vectors and
-// their products (n x b each) beside them: {b, bytes}.
+// their products (n x keep each) beside them: {b, bytes}.
 std::pair<double, double> krylov_basis(const ProblemShape& s, const KrylovSettings& settings) {
   const int nb = effective_block_size(s.block_size, s.n);
-  const std::int64_t width = krylov_block_width(s.k, settings);
-  const std::int64_t b = std::min<std::int64_t>(s.n, std::max<std::int64_t>(s.k, width));
-  const std::int64_t q = std::max<std::int64_t>(
-      2, std::min<std::int64_t>(krylov_depth(static_cast<int>(b), settings, s.n),
-                                b > 0 ? s.n / b : 0));
-  const double m = static_cast<double>(std::min<std::int64_t>(q * b, s.n));
+  if (s.n < 1 || s.k < 1) return {0.0, 0.0};
+  const KrylovShape shape = krylov_shape(s.k, settings, s.n);
   const double rows = local_count(s.n, nb, std::int64_t{s.nprow} * s.npcol);
-  return {double(b), rows * (m + 3 * double(b)) * kDouble};
+  // The basis and its next block, the Ritz vectors and their products.
+  return {double(shape.b), rows * (shape.m + shape.b + 2.0 * shape.keep) * kDouble};
 }
 
 std::string count(double v) {

@@ -204,9 +204,17 @@ OperatorCost SparseNormalOperator::cost(int width) const {
 
 KrylovSettings sparse_krylov(KrylovSettings asked, int k, std::int64_t order) {
   if (asked.depth > 0) return asked;
-  const std::int64_t b = std::max(1, krylov_block_width(k, asked));
+  const std::int64_t keep = k + std::max(4, k / 4), b = kSparseKrylovBlock;
+  const std::int64_t basis = std::min(order / 2, std::max<std::int64_t>(kSparseKrylovBasis, 6 * keep));
+  if (keep + 2 * b <= basis) {
+    asked.block = int(b);
+    asked.keep = int(keep);
+    asked.depth = int(basis / b);
+    return asked;
+  }
+  const std::int64_t wide = std::max(1, krylov_block_width(k, asked));
   asked.depth =
-      static_cast<int>(std::clamp<std::int64_t>(order / (2 * b), 8, kSparseKrylovDepth));
+      static_cast<int>(std::clamp<std::int64_t>(order / (2 * wide), 8, kSparseKrylovDepth));
   return asked;
 }
 

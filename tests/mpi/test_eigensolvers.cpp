@@ -121,6 +121,60 @@ TEST(Krylov, SameResultForAnySeedAndKeepsTheMatrix) {
   EXPECT_EQ(m.gather_to_root(), world.is_root() ? a.a : std::vector<double>{});
 }
 
+// A thick restart wider than its blocks (KrylovSettings::keep, the sparse
+// fits' shape): blocks of 2 columns for k = 10 pairs. The top of the
+// spectrum converges first; the restart must then extend the basis from the
+// pairs that have not converged, or the rest stall.
+TEST(Krylov, ThickRestartWiderThanItsBlocksFindsEveryPair) {
+  const Comm world = Comm::world();
+  const int n = 120, k = 10;
+  std::vector<double> lambda(n);
+  for (int i = 0; i < n; ++i) lambda[i] = i < n - 4 ? 1.0 + 0.01 * i : 10.0 + i;  // 4 apart
+  const auto a = with_spectrum(lambda, 5);
+  BlacsGrid grid(world);
+  DistMatrix m(grid, n, n, 4, 4);
+  m.scatter_from_root(a.a);
+  KrylovSettings settings;
+  settings.block = 2;
+  settings.keep = 14;
+  settings.depth = 12;
+  const KrylovShape shape = krylov_shape(k, settings, n);
+  EXPECT_EQ(shape.b, 2);
+  EXPECT_EQ(shape.keep, 14);
+  EXPECT_EQ(shape.m, 24);
+  const KrylovResult r = krylov_top_eigenpairs(m, k, settings);
+  ASSERT_TRUE(r.converged);
+  EXPECT_GT(r.cycles, 2);
+  // Rank 16 below the 24-column basis: the blocks run out of directions,
+  // random ones fill them, and restarts go through products of the Ritz
+  // vectors.
+  std::vector<double> low(n, 0.0);
+  for (int i = 0; i < 16; ++i) low[n - 1 - i] = 10.0 - 0.5 * i;
+  DistMatrix lm(grid, n, n, 4, 4);
+  lm.scatter_from_root(with_spectrum(low, 9).a);
+  const KrylovResult lr = krylov_top_eigenpairs(lm, k, settings);
+  ASSERT_TRUE(lr.converged);
+  for (int j = 0; j < k; ++j) EXPECT_NEAR(lr.values[j], 10.0 - 0.5 * j, 1e-10) << j;
+  std::vector<double> sorted = lambda;
+  std::sort(sorted.rbegin(), sorted.rend());
+  for (int j = 0; j < k; ++j) EXPECT_NEAR(r.values[j], sorted[j], 1e-10 * sorted[0]) << j;
+  for (double res : r.residuals) EXPECT_LE(res, settings.tol);
+  // Orthonormal vectors: V^T V = I.
+  const std::vector<double> v = r.vectors.gather_to_root();
+  if (world.is_root())
+    for (int i = 0; i < k; ++i)
+      for (int j = 0; j < k; ++j) {
+        double dot = 0;
+        for (int t = 0; t < n; ++t) dot += v[std::size_t(i) * n + t] * v[std::size_t(j) * n + t];
+        EXPECT_NEAR(dot, i == j ? 1.0 : 0.0, 1e-12) << i << " " << j;
+      }
+  // Where keep + b does not fit the basis, the shape is the usual one (b >= k).
+  settings.depth = 6;
+  const KrylovShape narrow = krylov_shape(k, settings, n);
+  EXPECT_EQ(narrow.b, narrow.keep);
+  EXPECT_GE(narrow.b, k);
+}
+
 TEST(Krylov, NonConvergenceFallsBackToEvrAndSaysSo) {
   const Comm world = Comm::world();
   const int n = 40, k = 2;

@@ -23,7 +23,13 @@ struct KrylovSettings {
   /// (2e-14 relative at n = 40000).
   double tol = 1e-12;
   std::uint64_t seed = 42;    ///< start block; the same for every rank count and grid
-  int block = 0;              ///< block width b (0: max(k + max(4, k/4), 24); at least k)
+  int block = 0;              ///< block width b (0: max(k + max(4, k/4), 24); at least k
+                              ///< unless `keep` is given)
+  /// Ritz vectors a restart keeps (0: b). Given, the block may be narrower
+  /// than k: a thick restart keeps max(keep, k, b) vectors and extends them
+  /// by blocks of b (cheap operators, whose cost per column hardly falls with
+  /// the block's width). Ignored (keep = b) where keep + b exceeds the basis.
+  int keep = 0;
   int depth = 0;              ///< blocks per cycle q (0: krylov_depth's default); basis q*b columns
   int max_cycles = 300;       ///< restarts before giving up
   /// The product of the stored-matrix entry points (the operator entry point
@@ -90,14 +96,22 @@ int krylov_block_width(int k, const KrylovSettings& settings);
 /// from 8 up to 12; 6 for wider blocks.
 int krylov_depth(int b, const KrylovSettings& settings, std::int64_t n);
 
+/// The solver's dimensions for k pairs of an n x n operator, decided here
+/// for the solver and the memory plans alike: block width b, Ritz vectors
+/// kept at a restart, and the basis's columns m (q blocks, at most n).
+struct KrylovShape {
+  int b = 0, keep = 0, m = 0;
+};
+KrylovShape krylov_shape(int k, const KrylovSettings& settings, std::int64_t n);
+
 /// Collective over a.grid(): the k algebraically largest eigenpairs of the
 /// symmetric operator `a`, by block Krylov subspaces with Rayleigh-Ritz and
-/// thick restart on the b best Ritz vectors. Work per cycle: q - 1 products
-/// a.apply with an n x b block and O(n (qb)^2) for orthogonalization (block
+/// thick restart on the best Ritz vectors (b of them, or settings.keep).
+/// Work per cycle: about q products a.apply with an n x b block and O(n (qb)^2) for orthogonalization (block
 /// Gram-Schmidt twice, CholeskyQR2) on a basis in a's row layout (a
 /// DistMatrix on a (ranks x 1) grid with row block a.block_size()). Memory:
-/// an n x (q+1)b basis (no products A V are kept) and two n x b blocks for
-/// the Ritz vectors, never an n x n eigenvector matrix, beside a.cost(b).
+/// an n x (m+b) basis (no products A V are kept) and two n x keep blocks
+/// for the Ritz vectors, never an n x n eigenvector matrix, beside a.cost(b).
 /// When !a.exact_products(), a convergence the Krylov relation reports is
 /// confirmed by an explicit product (see KrylovResult::at_precision_floor).
 /// The vectors are returned on a.grid() in square blocks of a.block_size().

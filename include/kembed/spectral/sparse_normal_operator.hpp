@@ -100,18 +100,24 @@ class SparseNormalOperator final : public SymmetricOperator {
   long long products_ = 0;
 };
 
-/// Krylov basis depth of a sparse fit when --krylov depth is not given: the
-/// basis lives on the d (or J) rows of the operator, split over the ranks,
-/// and a product costs 4 nnz b flops, so a deep basis is cheap beside the
-/// products it saves. Measured on a 100,000 x 5,000 CSR (1% stored, k = 20,
-/// 2 ranks): 338 block products at the default depth 12, 208 at 24, 156 at
-/// 32, 96 at 48 (then 96 at 96), at 2.2-3.8 s of solve per 100 products.
+/// The Krylov shape of the sparse fits. A product costs 4 nnz b flops and
+/// its cost per column hardly falls with the block's width b (the CSR
+/// entries are read once per block), while a block method needs more
+/// columns of products the wider its blocks. So the sparse fits extend a
+/// thick restart of keep = k + max(4, k/4) Ritz vectors by narrow blocks of
+/// kSparseKrylovBlock columns, into a basis of max(kSparseKrylovBasis,
+/// 6 keep) columns (at most half the operator's order). Measured on a
+/// 100,000 x 5,000 CSR (1% stored, 1 rank, solve time): k = 20, 20.3 s with
+/// blocks of 25 and a 800-column basis, 10.7 s with blocks of 8 and 480;
+/// k = 50, 49.9 s (blocks of 62, 1,984 columns) and 9.8 s (8 and 480).
+inline constexpr int kSparseKrylovBlock = 8;
+inline constexpr int kSparseKrylovBasis = 480;
+/// Depth of the wide-block shape small operators fall back to.
 inline constexpr int kSparseKrylovDepth = 32;
 
-/// `asked` with the sparse fits' depth when none was asked for: the basis
-/// at most half the operator's `order` (as krylov_depth keeps it: a basis
-/// near a rank-deficient operator's rank breaks down), between 8 and
-/// kSparseKrylovDepth blocks of the width k pairs get.
+/// `asked` with the sparse fits' shape (above) when no depth was asked for.
+/// Where keep + 2 blocks do not fit half the operator's order, the usual
+/// blocks of at least k columns, between 8 and kSparseKrylovDepth deep.
 KrylovSettings sparse_krylov(KrylovSettings asked, int k, std::int64_t order);
 
 }  // namespace kembed::spectral
