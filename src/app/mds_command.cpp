@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "kembed/app/driver.hpp"
+#include "kembed/app/landmark_report.hpp"
 #include "kembed/approx/landmark_mds.hpp"
 #include "kembed/core/error.hpp"
 #include "kembed/core/memory.hpp"
@@ -280,18 +281,7 @@ void run_landmark_mds(const po::variables_map& vm, const Comm& world, const MdsI
     }
 
     run.timer().start("write");
-    run.write_rows("embedding.csv", io::numbered_columns("c", k), r.embedding);
-    double positive = 0;
-    for (double v : r.landmark_spectrum) positive += std::max(v, 0.0);
-    std::vector<double> ratios;
-    for (double v : r.eigenvalues) ratios.push_back(v / positive);
-    run.write("eigenvalues.csv", [&] {
-      std::vector<double> table;
-      for (int j = 0; j < k; ++j)
-        table.insert(table.end(), {r.scaled_eigenvalues[j], r.eigenvalues[j], ratios[j]});
-      return io::format_csv({"eigenvalue", "landmark_eigenvalue", "explained_variance_ratio"},
-                            table);
-    });
+    write_landmark_fit(run, r, k, "distances", "mds", world);
     save_landmark_model(run, r);
 
     Json& report = run.report;
@@ -328,29 +318,6 @@ void run_landmark_mds(const po::variables_map& vm, const Comm& world, const MdsI
       report["distances_to_landmarks"] = in.to_landmarks;
       report["landmark_distances"] = in.among_landmarks;
     }
-    report["components"] = k;
-    report["double_centering"] =
-        "B_L = -1/2 J Delta J (M x M), J = I - 11^T/M, Delta = squared distances among the "
-        "landmarks";
-    report["eigenvalues"] = r.scaled_eigenvalues;
-    report["landmark_eigenvalues"] = r.eigenvalues;
-    report["eigenvalues_definition"] =
-        "eigenvalues = landmark_eigenvalues * n / M, the estimate of the top eigenvalues of the "
-        "n x n B of exact mds; landmark_eigenvalues = top k eigenvalues of B_L";
-    report["explained_variance_ratio"] = ratios;
-    report["explained_variance_ratio_denominator"] = "sum of the positive eigenvalues of B_L";
-    report["landmark_negative_eigenvalues"] = r.negative_count;
-    report["landmark_smallest_eigenvalue"] = r.landmark_spectrum.back();
-    report["zero_eigenvalue_threshold"] = r.zero_threshold;
-    report["solver_used"] = "LAPACK dsyevd on the M x M B_L (rank 0, broadcast)";
-    report["memory_estimate_bytes_per_rank"] = r.memory_estimate;
-    report["memory_limit_bytes_per_rank"] = r.memory_limit;
-    std::vector<long long> peak =
-        world.allgatherv(std::vector<long long>{static_cast<long long>(peak_rss_bytes())});
-    report["peak_memory_bytes_per_rank"] = peak;
-    report["embedding_scale"] =
-        "landmark coordinates V_k sqrt(Lambda_k); every point triangulated into them";
-    report["sign_convention"] = "largest |entry| of each embedding column is positive";
     run.summary = "n = " + std::to_string(r.n) + ", k = " + std::to_string(k) + ", " +
                   std::to_string(r.model.m) + " landmarks, " + std::to_string(world.size()) +
                   " ranks";
