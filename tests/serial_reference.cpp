@@ -156,4 +156,44 @@ SerialKpca serial_kpca(const Dense& kernel, int k) {
   return ref;
 }
 
+double procrustes_residual(const std::vector<double>& a, const std::vector<double>& b, int n, int k) {
+  test::Dense m{k, std::vector<double>(std::size_t(k) * k, 0.0)};
+  for (int i = 0; i < n; ++i)
+    for (int s = 0; s < k; ++s)
+      for (int t = 0; t < k; ++t) m(s, t) += a[std::size_t(i) * k + s] * b[std::size_t(i) * k + t];
+  test::Dense mtm{k, std::vector<double>(std::size_t(k) * k, 0.0)};
+  for (int s = 0; s < k; ++s)
+    for (int t = 0; t < k; ++t)
+      for (int r = 0; r < k; ++r) mtm(s, t) += m(r, s) * m(r, t);
+  test::Dense v;
+  const auto w = test::serial_eigh(mtm, v);
+  test::Dense inv_sqrt{k, std::vector<double>(std::size_t(k) * k, 0.0)};
+  for (int s = 0; s < k; ++s)
+    for (int t = 0; t < k; ++t)
+      for (int r = 0; r < k; ++r) inv_sqrt(s, t) += v(s, r) * v(t, r) / std::sqrt(w[r]);
+  test::Dense q{k, std::vector<double>(std::size_t(k) * k, 0.0)};
+  for (int s = 0; s < k; ++s)
+    for (int t = 0; t < k; ++t)
+      for (int r = 0; r < k; ++r) q(s, t) += m(s, r) * inv_sqrt(r, t);
+  double err = 0, norm = 0;
+  for (int i = 0; i < n; ++i)
+    for (int t = 0; t < k; ++t) {
+      double y = 0;
+      for (int r = 0; r < k; ++r) y += a[std::size_t(i) * k + r] * q(r, t);
+      err += (y - b[std::size_t(i) * k + t]) * (y - b[std::size_t(i) * k + t]);
+      norm += b[std::size_t(i) * k + t] * b[std::size_t(i) * k + t];
+    }
+  return std::sqrt(err / norm);
+}
+
+
+std::vector<double> centered_columns(std::vector<double> y, int n, int k) {
+  for (int t = 0; t < k; ++t) {
+    double mean = 0;
+    for (int i = 0; i < n; ++i) mean += y[std::size_t(i) * k + t] / n;
+    for (int i = 0; i < n; ++i) y[std::size_t(i) * k + t] -= mean;
+  }
+  return y;
+}
+
 }  // namespace kembed::test

@@ -77,4 +77,11 @@ struct SerialKpca {
 };
 SerialKpca serial_kpca(const Dense& kernel, int k);
 
+/// min over orthogonal Q of ||A Q - B||_F / ||B||_F for n x k row-major A, B:
+/// Q = M (M^T M)^(-1/2) with M = A^T B (the polar factor).
+double procrustes_residual(const std::vector<double>& a, const std::vector<double>& b, int n,
+                           int k);
+/// The n x k row-major y with each column's mean subtracted.
+std::vector<double> centered_columns(std::vector<double> y, int n, int k);
+
 }  // namespace kembed::test

@@ -58,37 +58,9 @@ LandmarkIsomapSettings landmark_settings(int neighbors, int k, std::int64_t m) {
 // Procrustes with translation: min over orthogonal Q and a shift c of
 // ||(A - 1 c^T) Q - B0||_F / ||B0||_F, B0 = B with centred columns
 // (n x k row-major; Q = polar factor of A0^T B0).
-double procrustes_error(std::vector<double> a, std::vector<double> b, int n, int k) {
-  for (auto* y : {&a, &b})
-    for (int t = 0; t < k; ++t) {
-      double mean = 0;
-      for (int i = 0; i < n; ++i) mean += (*y)[std::size_t(i) * k + t] / n;
-      for (int i = 0; i < n; ++i) (*y)[std::size_t(i) * k + t] -= mean;
-    }
-  test::Dense m{k, std::vector<double>(std::size_t(k) * k, 0.0)};
-  for (int i = 0; i < n; ++i)
-    for (int s = 0; s < k; ++s)
-      for (int t = 0; t < k; ++t) m(s, t) += a[std::size_t(i) * k + s] * b[std::size_t(i) * k + t];
-  test::Dense mtm{k, std::vector<double>(std::size_t(k) * k, 0.0)};
-  for (int s = 0; s < k; ++s)
-    for (int t = 0; t < k; ++t)
-      for (int r = 0; r < k; ++r) mtm(s, t) += m(r, s) * m(r, t);
-  test::Dense v;
-  const auto w = test::serial_eigh(mtm, v);
-  test::Dense q{k, std::vector<double>(std::size_t(k) * k, 0.0)};
-  for (int s = 0; s < k; ++s)
-    for (int t = 0; t < k; ++t)
-      for (int r = 0; r < k; ++r)
-        for (int u = 0; u < k; ++u) q(s, t) += m(s, r) * v(r, u) * v(t, u) / std::sqrt(w[u]);
-  double err = 0, norm = 0;
-  for (int i = 0; i < n; ++i)
-    for (int t = 0; t < k; ++t) {
-      double y = 0;
-      for (int r = 0; r < k; ++r) y += a[std::size_t(i) * k + r] * q(r, t);
-      err += std::pow(y - b[std::size_t(i) * k + t], 2);
-      norm += std::pow(b[std::size_t(i) * k + t], 2);
-    }
-  return std::sqrt(err / norm);
+double procrustes_error(const std::vector<double>& a, const std::vector<double>& b, int n, int k) {
+  return test::procrustes_residual(test::centered_columns(a, n, k), test::centered_columns(b, n, k),
+                                   n, k);
 }
 
 }  // namespace

@@ -69,46 +69,6 @@ std::vector<double> landmark_axes(const std::vector<double>& x, int d,
   return {w.rbegin(), w.rend()};
 }
 
-// min over orthogonal Q of ||A Q - B||_F / ||B||_F for n x k row-major A, B:
-// Q = M (M^T M)^(-1/2) with M = A^T B (the polar factor).
-double procrustes_residual(const std::vector<double>& a, const std::vector<double>& b, int n, int k) {
-  test::Dense m{k, std::vector<double>(std::size_t(k) * k, 0.0)};
-  for (int i = 0; i < n; ++i)
-    for (int s = 0; s < k; ++s)
-      for (int t = 0; t < k; ++t) m(s, t) += a[std::size_t(i) * k + s] * b[std::size_t(i) * k + t];
-  test::Dense mtm{k, std::vector<double>(std::size_t(k) * k, 0.0)};
-  for (int s = 0; s < k; ++s)
-    for (int t = 0; t < k; ++t)
-      for (int r = 0; r < k; ++r) mtm(s, t) += m(r, s) * m(r, t);
-  test::Dense v;
-  const auto w = test::serial_eigh(mtm, v);
-  test::Dense inv_sqrt{k, std::vector<double>(std::size_t(k) * k, 0.0)};
-  for (int s = 0; s < k; ++s)
-    for (int t = 0; t < k; ++t)
-      for (int r = 0; r < k; ++r) inv_sqrt(s, t) += v(s, r) * v(t, r) / std::sqrt(w[r]);
-  test::Dense q{k, std::vector<double>(std::size_t(k) * k, 0.0)};
-  for (int s = 0; s < k; ++s)
-    for (int t = 0; t < k; ++t)
-      for (int r = 0; r < k; ++r) q(s, t) += m(s, r) * inv_sqrt(r, t);
-  double err = 0, norm = 0;
-  for (int i = 0; i < n; ++i)
-    for (int t = 0; t < k; ++t) {
-      double y = 0;
-      for (int r = 0; r < k; ++r) y += a[std::size_t(i) * k + r] * q(r, t);
-      err += (y - b[std::size_t(i) * k + t]) * (y - b[std::size_t(i) * k + t]);
-      norm += b[std::size_t(i) * k + t] * b[std::size_t(i) * k + t];
-    }
-  return std::sqrt(err / norm);
-}
-
-std::vector<double> centered_columns(std::vector<double> y, int n, int k) {
-  for (int t = 0; t < k; ++t) {
-    double mean = 0;
-    for (int i = 0; i < n; ++i) mean += y[std::size_t(i) * k + t] / n;
-    for (int i = 0; i < n; ++i) y[std::size_t(i) * k + t] -= mean;
-  }
-  return y;
-}
 
 }  // namespace
 
@@ -143,7 +103,7 @@ TEST(LandmarkMds, FullDimensionIsExactClassicalMdsUpToRotation) {
   if (world.is_root()) {
     ASSERT_EQ(r.embedding.size(), std::size_t(n) * k);
     const auto z = exact_mds(x, n, d, k);
-    EXPECT_LT(procrustes_residual(centered_columns(r.embedding, n, k), z, n, k), 1e-10);
+    EXPECT_LT(test::procrustes_residual(test::centered_columns(r.embedding, n, k), z, n, k), 1e-10);
   } else {
     EXPECT_TRUE(r.embedding.empty());
   }
