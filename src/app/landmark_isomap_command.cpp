@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "kembed/app/driver.hpp"
+#include "kembed/app/graph_report.hpp"
 #include "kembed/app/landmark_report.hpp"
 #include "kembed/approx/landmark_isomap.hpp"
 #include "kembed/core/error.hpp"
@@ -17,15 +18,6 @@
 namespace kembed::app {
 
 namespace {
-
-Json landmark_graph_report(const graph::GraphStats& s) {
-  Json j = Json::object();
-  j["edges"] = s.edges;
-  j["connected_components"] = s.components;
-  j["min_degree"] = s.min_degree;
-  j["max_degree"] = s.max_degree;
-  return j;
-}
 
 // The model: what triangulation needs (L#, the landmarks' mean squared
 // geodesic distances), the landmark rows and the training points with the
@@ -103,8 +95,9 @@ void run_landmark_isomap(const po::variables_map& vm, const Comm& world,
   const OutputOptions output(vm);
   const SolveOptions solve(vm);
   if (solve.dry_run)
-    throw Error("--dry-run plans the exact n x n fit; for --approx landmark use "
-                "kembed plan isomap --approx landmark --landmarks M");
+    throw Error(
+        "--dry-run plans the exact n x n fit; for --approx landmark use "
+        "kembed plan isomap --approx landmark --landmarks M");
   refuse_exact_only_options(vm, "--approx landmark");
   const int k = solve.components;
   Job job("isomap", output, solve.layout, {in.input}, [&](const Comm& c) { return in.open(c); });
@@ -154,23 +147,12 @@ void run_landmark_isomap(const po::variables_map& vm, const Comm& world,
       report["neighbors"] = graph_settings.neighbors;
     else
       report["radius"] = graph_settings.radius;
-    report["graph"] = landmark_graph_report(result.graph);
+    report["graph"] = graph_report(result.graph);
     if (connect) {
-      Json joined = Json::object();
-      joined["edges_added"] = static_cast<std::int64_t>(result.added_edges.size());
-      std::vector<double> lengths;
-      Json ends = Json::array();
-      for (const auto& e : result.added_edges) {
-        lengths.push_back(e.length);
-        ends.push_back(Json::array({e.source + 1, e.target + 1}));
-      }
-      joined["lengths"] = lengths;
-      joined["edges"] = ends;
-      joined["connected_components_after"] = result.graph.components > 0 ? 1 : 0;
-      joined["definition"] =
+      report["connect"] = connect_report(
+          result.added_edges, result.graph,
           "the c - 1 edges of the minimum spanning tree of the components, as exact isomap "
-          "--connect (1-based rows in edges)";
-      report["connect"] = joined;
+          "--connect (1-based rows in edges)");
     }
     report["graph_definition"] =
         "i and j joined when either is among the other's neighbours (K nearest others, ties to "
@@ -208,8 +190,7 @@ Projection project_landmark_isomap(const io::Model& model, io::MatrixFile& point
   std::string error;
   for (std::size_t l = 0; l < rows.size() && error.empty(); ++l) {
     const double row = rows[l];
-    if (!(row >= 0 && row < double(n) && row == std::floor(row) &&
-          (l == 0 || row > rows[l - 1])))
+    if (!(row >= 0 && row < double(n) && row == std::floor(row) && (l == 0 || row > rows[l - 1])))
       error = model.dir() + ": landmark_rows entry " + std::to_string(l + 1) +
               " is not a row of the training points above the previous one; the model is "
               "damaged";

@@ -9,8 +9,7 @@
 namespace kembed::app {
 
 void write_landmark_fit(Run& run, const approx::LandmarkMdsResult& r, int k,
-                        const std::string& distances, const std::string& exact,
-                        const Comm& world) {
+                        const std::string& distances, const std::string& exact, const Comm& world) {
   run.write_rows("embedding.csv", io::numbered_columns("c", k), r.embedding);
   double positive = 0;
   for (double v : r.landmark_spectrum) positive += std::max(v, 0.0);
@@ -20,8 +19,7 @@ void write_landmark_fit(Run& run, const approx::LandmarkMdsResult& r, int k,
     std::vector<double> table;
     for (int j = 0; j < k; ++j)
       table.insert(table.end(), {r.scaled_eigenvalues[j], r.eigenvalues[j], ratios[j]});
-    return io::format_csv({"eigenvalue", "landmark_eigenvalue", "explained_variance_ratio"},
-                          table);
+    return io::format_csv({"eigenvalue", "landmark_eigenvalue", "explained_variance_ratio"}, table);
   });
   Json& report = run.report;
   report["components"] = k;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kembed/app/driver.hpp"
+#include "kembed/app/graph_report.hpp"
 #include "kembed/app/landmark_isomap_command.hpp"
 #include "kembed/app/mds_command.hpp"
 #include "kembed/core/error.hpp"
@@ -61,15 +62,6 @@ struct GraphOptions {
     connect = vm.count("connect") && vm["connect"].as<bool>();
   }
 };
-
-Json graph_report(const graph::GraphStats& s) {
-  Json j = Json::object();
-  j["edges"] = s.edges;
-  j["connected_components"] = s.components;
-  j["min_degree"] = s.min_degree;
-  j["max_degree"] = s.max_degree;
-  return j;
-}
 
 SolverOutcome outcome(const std::string& used, const std::string& note, int cycles, int products,
                       const MemoryCheck& memory) {
@@ -281,23 +273,12 @@ void run_isomap(const po::variables_map& vm, const Comm& world) {
       report["radius"] = graph_options.settings.radius;
     report["graph"] = graph_report(result.graph);
     if (graph_options.connect) {
-      Json joined = Json::object();
-      joined["edges_added"] = static_cast<std::int64_t>(result.added_edges.size());
-      std::vector<double> lengths;
-      Json ends = Json::array();
-      for (const auto& e : result.added_edges) {
-        lengths.push_back(e.length);
-        ends.push_back(Json::array({e.source + 1, e.target + 1}));
-      }
-      joined["lengths"] = lengths;
-      joined["edges"] = ends;
-      joined["connected_components_after"] = result.graph.components > 0 ? 1 : 0;
-      joined["definition"] =
+      report["connect"] = connect_report(
+          result.added_edges, result.graph,
           "the c - 1 edges of the minimum spanning tree of the components: repeatedly the "
           "shortest edge (under --metric) between points of two different components, ties to "
           "the lower row numbers (1-based in edges); scikit-learn >= 1.2 adds the shortest edge "
-          "of every pair of components, c (c - 1) / 2 edges";
-      report["connect"] = joined;
+          "of every pair of components, c (c - 1) / 2 edges");
     }
     report["graph_definition"] =
         "i and j joined when either is among the other's neighbours (K nearest others, ties to "

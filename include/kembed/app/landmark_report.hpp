@@ -17,7 +17,6 @@ namespace kembed::app {
 /// names what Delta squares ("distances", "geodesic distances"), `exact`
 /// the exact method the eigenvalues estimate ("mds", "isomap").
 void write_landmark_fit(Run& run, const approx::LandmarkMdsResult& r, int k,
-                        const std::string& distances, const std::string& exact,
-                        const Comm& world);
+                        const std::string& distances, const std::string& exact, const Comm& world);
 
 }  // namespace kembed::app
