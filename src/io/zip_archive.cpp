@@ -21,6 +21,10 @@ constexpr std::int64_t zip_local_header_size = 30;      // without name and extr
 /// A .npz holds a handful of members; a directory larger than this is damage.
 constexpr std::int64_t zip_directory_limit = 64 << 20;
 constexpr std::size_t zip_input_buffer = 1 << 18;
+/// Deflate expands at most 1032-fold (a 258-byte match per two bits): a
+/// member that says it holds more from its compressed bytes is corrupt, and
+/// is refused before anything of its announced size is allocated.
+constexpr std::int64_t zip_deflate_max_ratio = 1032;
 
 std::uint64_t zip_little(const unsigned char* p, int bytes) {
   std::uint64_t v = 0;
@@ -144,6 +148,14 @@ ZipArchive::ZipArchive(const std::string& path) : path_(path), file_(path) {
     const auto limit = static_cast<std::uint64_t>(directory_offset_);
     if (offset >= limit || compressed > limit || uncompressed > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
       throw Error(corrupt + " (member " + m.name + " lies outside the archive)");
+    // (An encrypted member's 12-byte header counts among its compressed
+    // bytes; its reader refuses it with its own message.)
+    if (m.method == 0 && (m.flags & 1) == 0 && uncompressed != compressed)
+      throw Error(corrupt + " (member " + m.name + " is stored with " + std::to_string(compressed) +
+                  " bytes but says it has " + std::to_string(uncompressed) + ")");
+    if (m.method == 8 && uncompressed / zip_deflate_max_ratio > compressed)
+      throw Error(corrupt + " (member " + m.name + " says it inflates " + std::to_string(compressed) + " bytes to " +
+                  std::to_string(uncompressed) + ", more than deflate can)");
     m.compressed = static_cast<std::int64_t>(compressed);
     m.size = static_cast<std::int64_t>(uncompressed);
     m.header_offset = static_cast<std::int64_t>(offset);
@@ -177,6 +189,8 @@ ZipMemberReader::ZipMemberReader(const ZipArchive& archive, const ZipMember& mem
                  static_cast<std::int64_t>(h.at(28, 2));
   if (data_offset_ > archive_.directory_offset_ || member_.compressed > archive_.directory_offset_ - data_offset_)
     fail("runs past the start of the central directory (truncated or corrupt archive)");
+  // An empty member is checked here: no read reaches its end.
+  if (member_.size == 0 && member_.crc != 0) fail("fails its CRC-32 check (corrupt archive)");
   if (member_.method == 0 && member_.compressed != member_.size)
     fail("is stored with " + std::to_string(member_.compressed) + " bytes but says it has " +
          std::to_string(member_.size) + " (corrupt archive)");
@@ -184,7 +198,10 @@ ZipMemberReader::ZipMemberReader(const ZipArchive& archive, const ZipMember& mem
     inflater_ = std::make_unique<Inflater>();
     // Raw deflate data: zip members carry no zlib header.
     if (inflateInit2(&inflater_->stream, -MAX_WBITS) != Z_OK) fail("cannot start zlib's inflate");
-    input_.resize(zip_input_buffer);
+    // No larger than the member's compressed bytes: the small members of a
+    // .npz (format, shape) take a few hundred, not the whole buffer.
+    input_.resize(static_cast<std::size_t>(
+        std::clamp<std::int64_t>(member_.compressed, 1, static_cast<std::int64_t>(zip_input_buffer))));
   }
   crc_ = static_cast<std::uint32_t>(crc32(0L, Z_NULL, 0));
 }

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -387,6 +388,10 @@ TEST(SparseInput, MatrixMarketErrors) {
       {"", "x.mtx: empty file"},
       {"%%MatrixMarket matrix coordinate real general\n% only comments\n", "x.mtx: ends before the size line"},
       {"%%MatrixMarket matrix coordinate real general\n2 -2 1\n", "x.mtx: line 2: expected the size line"},
+      // Refused before rows + 1 offsets are allocated (it asked for 2^65
+      // bytes; fuzz_mtx runs the parser with a small bound of the same kind).
+      {"%%MatrixMarket matrix coordinate real general\n5000000000000000000 3 0\n",
+       "x.mtx: line 2: 5000000000000000000 rows is more than kembed supports (2^62)"},
   };
   for (const auto& [text, part] : cases) {
     if (comm.is_root()) write_text(dir + "/x.mtx", text);
@@ -438,6 +443,37 @@ TEST(SparseInput, NpzErrors) {
   comm.barrier();
   expect_error(comm, dir + "/cut.npz", "", dir + "/cut.npz: not a zip archive, or a truncated or corrupt one");
   expect_error(comm, dir + "/flipped.npz", "", dir + "/flipped.npz");
+  // Sizes in the central directory that no member can have: refused when
+  // the directory is read, before anything of the announced size is
+  // allocated. 2130706432 bytes from a deflated member of a few hundred
+  // (deflate expands at most 1032-fold; the member's .npy header was then
+  // read and its shape compared with the false size), and a stored member
+  // whose two sizes differ (fuzz_npz found the directory accepting it). An
+  // empty member with a CRC-32 other than 0 is corrupt: its reader checks
+  // that when it is made (fuzz_npz read one through without the check; the
+  // .npz reader's read of its first bytes checked it already).
+  if (comm.is_root()) {
+    // The central directory entry of `member` in `name`.npz (signature
+    // PK\1\2, the name's last copy in the file) with its uncompressed size,
+    // at offset 24 (4 bytes, little-endian), set to `size`, as `out`.npz.
+    const auto patch = [&](const char* name, const std::string& member, std::uint32_t size, const std::string& out) {
+      std::ifstream in(dir + "/" + name + ".npz", std::ios::binary);
+      std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      const std::size_t entry = bytes.rfind("PK\x01\x02", bytes.rfind(member));
+      for (int b = 0; b < 4; ++b) bytes[entry + 24 + b] = static_cast<char>((size >> (8 * b)) & 0xff);
+      write_text(dir + "/" + out + ".npz", bytes);
+    };
+    patch("plain", "indptr.npy", 0x7f000000, "plain_huge");
+    patch("stored", "indptr.npy", 0x7f000000, "stored_huge");
+    patch("plain", "format.npy", 0, "empty_member");
+  }
+  comm.barrier();
+  expect_error(comm, dir + "/plain_huge.npz", "", dir + "/plain_huge.npz: not a zip archive, or a truncated or corrupt one "
+                                                   "(member indptr.npy says it inflates ");
+  expect_error(comm, dir + "/plain_huge.npz", "", " bytes to 2130706432, more than deflate can)");
+  expect_error(comm, dir + "/stored_huge.npz", "", dir + "/stored_huge.npz: not a zip archive, or a truncated or corrupt one "
+                                                    "(member indptr.npy is stored with ");
+  expect_error(comm, dir + "/empty_member.npz", "", dir + "/empty_member.npz: member format.npy fails its CRC-32 check (corrupt archive)");
 }
 
 TEST(SparseInput, H5adErrors) {
