@@ -91,8 +91,9 @@ bool spectrum_from_burt(const CaSettings& settings, std::int64_t categories,
 ProblemShape ca_shape(const io::MatrixFile& file, const CaSettings& settings, CaTable table,
                       int nprow, int npcol) {
   if (const auto* sparse = sparse_table(file, settings, table))
-    return sparse_problem_shape(file.rows(), file.cols(), sparse->busiest_entries(),
-                                settings.components, nprow, npcol, settings.block_size);
+    return sparse_problem_shape(file.rows(), file.cols(), sparse->stored_entries(),
+                                settings.components, nprow, npcol, settings.block_size,
+                                sparse->busiest_entries());
   return ca_problem_shape(file.rows(), file.cols(), settings, nprow, npcol);
 }
 
@@ -324,15 +325,14 @@ CaFit fit_and_write(Run& run, const SolveOptions& solve, CaSettings settings, Ca
   return {std::move(r), sparse};
 }
 
+}  // namespace
+
 // S^T S (J x J) of whole rows on P x 1, S S^T on 1 x P: one local product per
 // rank and a reduction (the pca rule).
-GridPreference ca_grid(const CaSettings& settings, const io::MatrixFile& table) {
-  return resolve_ca_route(settings.route, table.rows(), table.cols()) == CaRoute::columns
-             ? GridPreference::cross_columns
-             : GridPreference::cross_rows;
+GridPreference ca_grid(CaRoute route, std::int64_t rows, std::int64_t cols) {
+  return resolve_ca_route(route, rows, cols) == CaRoute::columns ? GridPreference::cross_columns
+                                                                 : GridPreference::cross_rows;
 }
-
-}  // namespace
 
 po::options_description ca_options() {
   po::options_description all;
@@ -352,7 +352,8 @@ void run_ca(const po::variables_map& vm, const Comm& world) {
   refuse_table_format(output, "ca", "inertias.csv, rows.csv and columns.csv");
   const CaSettings settings = settings_from(solve, CaOptions(vm));
   Job job("ca", output, solve.layout, {in.input}, [&](const Comm& c) { return in.open(c); });
-  job.with_grid([&](const io::MatrixFile& file) { return ca_grid(settings, file); });
+  job.with_grid(
+      [&](const io::MatrixFile& file) { return ca_grid(settings.route, file.rows(), file.cols()); });
   job.with_dry_run(solve, [&](const io::MatrixFile& file, const BlacsGrid& grid) {
     return ca_shape(file, settings, CaTable::counts, grid.nprow(), grid.npcol());
   });
@@ -393,7 +394,8 @@ void run_mca(const po::variables_map& vm, const Comm& world) {
   const CaSettings settings = settings_from(solve, CaOptions(vm));
   Job job("mca", output, solve.layout, {path},
           [&](const Comm& c) { return io::open_indicator_matrix(c, path, id_column); });
-  job.with_grid([&](const io::MatrixFile& file) { return ca_grid(settings, file); });
+  job.with_grid(
+      [&](const io::MatrixFile& file) { return ca_grid(settings.route, file.rows(), file.cols()); });
   job.with_dry_run(solve, [&](const io::MatrixFile& file, const BlacsGrid& grid) {
     return ca_shape(file, settings, CaTable::indicator, grid.nprow(), grid.npcol());
   });

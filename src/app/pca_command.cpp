@@ -156,8 +156,8 @@ std::string stored_entries_fingerprint(const io::CsrRows& x, const Comm& comm) {
 // Collective: the memory plan's shape of a sparse fit of `input`.
 ProblemShape sparse_shape(const io::SparseMatrixInput& input, int k, const BlacsGrid& grid,
                           int block_size) {
-  return sparse_problem_shape(input.rows(), input.cols(), input.busiest_entries(), k,
-                              grid.nprow(), grid.npcol(), block_size);
+  return sparse_problem_shape(input.rows(), input.cols(), input.stored_entries(), k,
+                              grid.nprow(), grid.npcol(), block_size, input.busiest_entries());
 }
 
 SparseFit fit_sparse(Run& run, const io::SparseMatrixInput& input, const PcaSettings& settings,

@@ -1,9 +1,11 @@
 #include "kembed/app/plan_command.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 
+#include "kembed/app/ca_command.hpp"
 #include "kembed/app/options.hpp"
 #include "kembed/app/kpca_command.hpp"
 #include "kembed/app/pca_command.hpp"
@@ -12,6 +14,8 @@
 #include "kembed/approx/landmark_mds.hpp"
 #include "kembed/approx/nystrom.hpp"
 #include "kembed/core/error.hpp"
+#include "kembed/io/sparse_file_shape.hpp"
+#include "kembed/io/sparse_matrix_file.hpp"
 #include "kembed/spectral/isomap.hpp"
 #include "kembed/spectral/kpca.hpp"
 #include "kembed/spectral/laplacian_eigenmaps.hpp"
@@ -143,6 +147,121 @@ std::string graph_line(std::int64_t n, std::int64_t neighbors, const ProblemShap
          human_bytes(plan_memory(shape).total() + bytes) + "\n";
 }
 
+// The memory each of `ranks` ranks may use: --max-memory-per-rank, or this
+// node's share.
+double planned_available(const po::variables_map& vm, const Comm& world, int ranks) {
+  return vm.count("max-memory-per-rank")
+             ? parse_bytes(vm["max-memory-per-rank"].as<std::string>())
+             : available_memory_per_rank(world) * world.size() / ranks;
+}
+
+// Collective: whether --input names a sparse matrix file (.h5ad, .npz, .mtx),
+// as rank 0 sees it.
+bool sparse_input(const po::variables_map& vm, const Comm& world) {
+  int sparse = 0;
+  if (world.is_root() && vm.count("input"))
+    sparse = io::is_sparse_file(vm["input"].as<std::string>()) ? 1 : 0;
+  world.broadcast(&sparse, 1);
+  return sparse != 0;
+}
+
+// pca and ca of sparse rows (.h5ad, .npz, .mtx): the shape and the stored
+// entries from --rows, --cols and --nnz (or --density), or from the header
+// of a sparse --input (io::read_sparse_shape, nothing of the entries read),
+// priced by the fits' own plan (sparse_problem_shape), which their memory
+// guard and --dry-run price too.
+void plan_sparse(const po::variables_map& vm, const Comm& world, const std::string& method,
+                 int ranks, const LayoutOptions& layout, double available) {
+  const bool nnz = vm.count("nnz") > 0, density = vm.count("density") > 0;
+  if (nnz && density)
+    throw Error("--nnz and --density both give the stored entries: give one of them");
+  std::int64_t n = 0, d = 0, entries = 0;
+  std::string extra;
+  if (vm.count("input")) {
+    const std::string path = vm["input"].as<std::string>();
+    if (nnz || density)
+      throw Error(std::string(nnz ? "--nnz" : "--density") + ": the stored entries of --input " +
+                  path + " come from its header");
+    if (!sparse_input(vm, world))
+      throw Error("kembed plan ca --input: " + path +
+                  " is not a sparse matrix file (.h5ad, .npz, .mtx); kembed plan ca plans the "
+                  "sparse fit only (a dense table's plan: kembed ca --dry-run)");
+    if (vm.count("rows") || vm.count("cols"))
+      throw Error(std::string(vm.count("rows") ? "--rows" : "--cols") + ": the shape of --input " +
+                  path + " comes from its header");
+    const io::SparseFileShape file = io::read_sparse_shape(path, "", world);
+    n = file.rows;
+    d = file.cols;
+    entries = file.entries;
+    if (file.one_triangle) {
+      // Each entry off the diagonal stands for itself and its mirror.
+      entries = std::min(2 * entries, n * d);
+      extra = "note: " + path + " stores one triangle of a symmetric matrix: its " +
+              std::to_string(file.entries) + " entries are counted twice, " +
+              std::to_string(entries) + " (the diagonal's count once in the run)\n";
+    }
+  } else {
+    if (!nnz && !density)
+      throw Error("kembed plan " + method + " plans the sparse fit: give --rows N --cols D with " +
+                  "--nnz Z or --density F, or a sparse --input (.h5ad, .npz, .mtx)");
+    const char* option = nnz ? "--nnz" : "--density";
+    if (!vm.count("rows") || !vm.count("cols"))
+      throw Error(std::string(option) + " needs --rows N and --cols D");
+    n = vm["rows"].as<std::int64_t>();
+    d = vm["cols"].as<std::int64_t>();
+    if (n < 1 || d < 1)
+      throw Error("--rows and --cols must be at least 1, found " + std::to_string(n) + " x " +
+                  std::to_string(d));
+    if (n > (std::int64_t{1} << 62) || d > std::numeric_limits<std::int32_t>::max())
+      throw Error("the shape " + std::to_string(n) + " x " + std::to_string(d) +
+                  " exceeds what the sparse readers take (2^62 rows, 2^31 - 1 columns)");
+    if (nnz) {
+      entries = vm["nnz"].as<std::int64_t>();
+      if (entries < 0) throw Error("--nnz must be at least 0, found " + std::to_string(entries));
+      // entries > n d without forming n d (which may overflow).
+      if (entries > 0 && (entries - 1) / d >= n)
+        throw Error("--nnz " + std::to_string(entries) + " exceeds rows x cols = " +
+                    std::to_string(n) + " x " + std::to_string(d));
+    } else {
+      const double f = vm["density"].as<double>();
+      if (!(f > 0 && f <= 1))
+        throw Error("--density must be above 0 and at most 1, found " + std::to_string(f));
+      const long double stored = std::ceil(static_cast<long double>(f) * n * d);
+      if (stored > static_cast<long double>(std::int64_t{1} << 62))
+        throw Error("--density " + std::to_string(f) + " of " + std::to_string(n) + " x " +
+                    std::to_string(d) + " is more than 2^62 stored entries");
+      entries = static_cast<std::int64_t>(stored);
+    }
+  }
+  const int k = vm["components"].as<int>();
+  const std::int64_t most = method == "ca" ? std::min(n, d) - 1 : std::min(n, d);
+  if (k < 1 || k > most)
+    throw Error("--components " + std::to_string(k) + " must be between 1 and " +
+                (method == "ca" ? "min(rows, cols) - 1 = " : "min(n, d) = ") +
+                std::to_string(most) + " for the " + std::to_string(n) + " x " +
+                std::to_string(d) + " sparse " + (method == "ca" ? "table" : "data"));
+  // The fits' own refusals of sparse input.
+  const Solver solver = parse_solver(vm["solver"].as<std::string>());
+  if (solver != Solver::automatic && solver != Solver::krylov)
+    throw Error("sparse input needs --solver krylov (or auto): --solver " + solver_name(solver) +
+                " works on a stored matrix");
+  GridPreference preference = ca_grid(CaRoute::automatic, n, d);
+  if (method == "pca") {
+    const PcaRoute route = parse_pca_route(vm["route"].as<std::string>());
+    if (route == PcaRoute::gram)
+      throw Error("--route gram: sparse input runs on the d x d covariance applied as an operator "
+                  "(--route auto or covariance)");
+    if (vm["variance"].as<double>() > 0)
+      throw Error("--variance needs the whole spectrum (--solver evd), which sparse input does "
+                  "not compute: give --components");
+    preference = pca_grid(route, n, d);
+  }
+  const std::pair<int, int> grid = layout.shape(ranks, preference);
+  const ProblemShape shape =
+      sparse_problem_shape(n, d, entries, k, grid.first, grid.second, layout.block_size);
+  say(world, false, describe_plan("kembed plan " + method, shape, ranks, available, extra));
+}
+
 // Options that only some methods read: given to another, they would be
 // accepted and ignored.
 void refuse_foreign_options(const po::variables_map& vm, const std::string& method) {
@@ -156,6 +275,8 @@ void refuse_foreign_options(const po::variables_map& vm, const std::string& meth
   only("kernel", method == "kpca", "kpca");
   only("route", method == "pca", "pca");
   only("variance", method == "pca", "pca");
+  only("nnz", method == "pca" || method == "ca", "pca and ca (their sparse fits)");
+  only("density", method == "pca" || method == "ca", "pca and ca (their sparse fits)");
   only("affinity", method == "spectral", "spectral");
   only("distances", method == "mds", "mds");
   only("approx", method == "kpca" || method == "mds" || method == "isomap",
@@ -172,13 +293,17 @@ po::options_description plan_options() {
   po::options_description d("plan");
   d.add_options()
       ("method", po::value<std::string>(),
-       "kpca, pca, mds, isomap or spectral (or the word after 'plan')")
+       "kpca, pca, ca, mds, isomap or spectral (or the word after 'plan')")
       ("rows", po::value<std::int64_t>(), "samples n")
       ("cols", po::value<std::int64_t>(),
        "features d; leave out for an n x n input (precomputed kernel, distance matrix)")
       ("input,i", po::value<std::string>(),
        "instead of --rows/--cols: the shape of this file (.npy header, .bin with --rows/--cols, "
-       "text scanned)")
+       "text scanned; pca, ca: the header of a sparse .h5ad, .npz or .mtx and its stored entries)")
+      ("nnz", po::value<std::int64_t>(),
+       "pca, ca: plan the sparse fit of --rows x --cols data storing this many entries")
+      ("density", po::value<double>(),
+       "pca, ca: instead of --nnz, the share of stored entries (0 < F <= 1)")
       ("distances", po::value<std::string>(), "mds: the shape of this distance matrix file")
       ("kernel", po::value<std::string>()->default_value("rbf"),
        "kpca: precomputed means the input is the n x n kernel")
@@ -209,12 +334,12 @@ po::options_description plan_options() {
 
 void run_plan(const po::variables_map& vm, const Comm& world) {
   if (!vm.count("method"))
-    throw Error("missing the method: kembed plan kpca|pca|mds|isomap|spectral ...");
+    throw Error("missing the method: kembed plan kpca|pca|ca|mds|isomap|spectral ...");
   const std::string method = vm["method"].as<std::string>();
-  if (method != "kpca" && method != "pca" && method != "mds" && method != "isomap" &&
-      method != "spectral")
+  if (method != "kpca" && method != "pca" && method != "ca" && method != "mds" &&
+      method != "isomap" && method != "spectral")
     throw Error("kembed plan: unknown method '" + method +
-                "' (expected kpca, pca, mds, isomap or spectral)");
+                "' (expected kpca, pca, ca, mds, isomap or spectral)");
   const std::string affinity = vm["affinity"].as<std::string>();
   if (method == "spectral" && affinity != "rbf" && affinity != "knn")
     throw Error("--affinity must be rbf or knn, found '" + affinity + "'");
@@ -229,6 +354,13 @@ void run_plan(const po::variables_map& vm, const Comm& world) {
     throw Error("--grid " + std::to_string(layout.grid->nprow) + "x" +
                 std::to_string(layout.grid->npcol) + " does not match " + std::to_string(ranks) +
                 " ranks");
+
+  // pca and ca of sparse rows: --nnz, --density or a sparse file's header.
+  if (method == "ca" || vm.count("nnz") || vm.count("density") ||
+      (method == "pca" && sparse_input(vm, world))) {
+    plan_sparse(vm, world, method, ranks, layout, planned_available(vm, world, ranks));
+    return;
+  }
 
   // The shape: from a file's header, or as given.
   std::int64_t n = 0, d = 0;
@@ -248,9 +380,7 @@ void run_plan(const po::variables_map& vm, const Comm& world) {
     d = std::max<std::int64_t>(0, hints.cols);
   }
   // The memory each rank may use: given, or this node's share for `ranks`.
-  const double available = vm.count("max-memory-per-rank")
-                               ? parse_bytes(vm["max-memory-per-rank"].as<std::string>())
-                               : available_memory_per_rank(world) * world.size() / ranks;
+  const double available = planned_available(vm, world, ranks);
   if (method == "mds" && vm.count("approx")) {
     plan_landmark_mds(vm, world, n, d, ranks, available);
     return;

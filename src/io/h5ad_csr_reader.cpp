@@ -212,26 +212,46 @@ bool h5ad_read_slice(hid_t file, const std::string& name, hid_t memory_type, std
   return ok && rc >= 0;
 }
 
-}  // namespace
-
-CsrRows read_h5ad_csr(const std::string& path, const std::string& dataset, const Comm& comm) {
-  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);  // kembed reports its own errors, once
+/// The group of `dataset` ("" for /X), absolute, without a trailing slash.
+std::string h5ad_group(const std::string& dataset) {
   std::string group = dataset.empty() ? "/X" : dataset;
   if (group.front() != '/') group = "/" + group;
   while (group.size() > 1 && group.back() == '/') group.pop_back();
+  return group;
+}
+
+/// Collective: `path` opened through MPI-IO into `file` and `group`
+/// inspected, every error agreed.
+H5adLayout h5ad_open(const Comm& comm, const std::string& path, const std::string& group, Handle& file) {
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);  // kembed reports its own errors, once
   collectively(comm, [&] {
     if (comm.is_root()) ReadOnlyFile check(path);  // a missing file says so, as for every format
   });
-  H5adLayout layout;
+  Handle fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
+  H5Pset_fapl_mpio(fapl.get(), comm.get(), MPI_INFO_NULL);
+  H5Pset_all_coll_metadata_ops(fapl.get(), true);
+  file = Handle(H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl.get()), H5Fclose);
+  agree(comm, file.ok() ? "" : path + ": cannot open as an HDF5 file (not HDF5, or damaged)");
+  return h5ad_inspect(comm, file.get(), path, group);
+}
+
+}  // namespace
+
+SparseFileShape read_h5ad_shape(const std::string& path, const std::string& dataset, const Comm& comm) {
   Handle file(-1, H5Fclose);
-  {
-    Handle fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
-    H5Pset_fapl_mpio(fapl.get(), comm.get(), MPI_INFO_NULL);
-    H5Pset_all_coll_metadata_ops(fapl.get(), true);
-    file = Handle(H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl.get()), H5Fclose);
-    agree(comm, file.ok() ? "" : path + ": cannot open as an HDF5 file (not HDF5, or damaged)");
-    layout = h5ad_inspect(comm, file.get(), path, group);
-  }
+  const H5adLayout layout = h5ad_open(comm, path, h5ad_group(dataset), file);
+  SparseFileShape out;
+  out.rows = layout.rows;
+  out.cols = layout.cols;
+  out.entries = layout.entries;
+  out.format = "h5ad";
+  return out;
+}
+
+CsrRows read_h5ad_csr(const std::string& path, const std::string& dataset, const Comm& comm) {
+  const std::string group = h5ad_group(dataset);
+  Handle file(-1, H5Fclose);
+  const H5adLayout layout = h5ad_open(comm, path, group, file);
   if (layout.independent) {
     // Filters, unwritten chunks or external storage: each rank reads through
     // its own handle (nothing below is collective then).

@@ -26,6 +26,10 @@ void write_hdf5_matrix(const Comm& comm, const std::string& path, const std::str
   writer.commit();
 }
 
+SparseFileShape read_h5ad_shape(const std::string& path, const std::string&, const Comm&) {
+  throw Error(path + ": this kembed was built without HDF5, so it cannot read .h5ad files (see kembed --version)");
+}
+
 CsrRows read_h5ad_csr(const std::string& path, const std::string&, const Comm&) {
   throw Error(path + ": this kembed was built without HDF5, so it cannot read .h5ad files (see kembed --version); "
                      "save the matrix with scipy.sparse.save_npz and read the .npz");

@@ -40,6 +40,10 @@ SparseMatrixInput::SparseMatrixInput(const Comm& comm, std::string path, std::st
       format_(std::move(format)),
       csr_(std::move(csr)) {}
 
+std::int64_t SparseMatrixInput::stored_entries() const {
+  return comm_.sum(static_cast<long long>(csr_.nonzeros()));
+}
+
 std::int64_t SparseMatrixInput::busiest_entries() const {
   return comm_.max(static_cast<long long>(csr_.nonzeros()));
 }

@@ -248,13 +248,23 @@ MemoryPlan plan_sparse_data(const ProblemShape& s) {
   return plan;
 }
 
-ProblemShape sparse_problem_shape(std::int64_t rows, std::int64_t cols,
-                                  std::int64_t busiest_entries, int k, int nprow, int npcol,
-                                  int block_size) {
+std::int64_t most_entries_per_rank(std::int64_t entries, std::int64_t cols, int ranks) {
+  if (entries <= 0) return 0;
+  const std::int64_t p = std::max(1, ranks);
+  const std::int64_t share = entries / p + (entries % p != 0 ? 1 : 0);
+  // A rank's range ends at the first row reaching the next rank's start, so
+  // it runs past its share by at most that row's entries but one.
+  const std::int64_t longest_row = std::min(std::max<std::int64_t>(cols, 1), entries);
+  return std::min(entries, share + longest_row - 1);
+}
+
+ProblemShape sparse_problem_shape(std::int64_t rows, std::int64_t cols, std::int64_t entries,
+                                  int k, int nprow, int npcol, int block_size, std::int64_t held) {
   ProblemShape shape{cols, 0, k, nprow, npcol, block_size, Solver::krylov};
   shape.data_rows = rows;
   shape.data_cols = cols;
-  shape.sparse_entries = std::max<std::int64_t>(1, busiest_entries);
+  shape.sparse_entries =
+      std::max({std::int64_t{1}, most_entries_per_rank(entries, cols, nprow * npcol), held});
   return shape;
 }
 

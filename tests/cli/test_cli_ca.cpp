@@ -478,6 +478,41 @@ TEST(CliCa, SparseTableMatchesTheDenseAnalysis) {
     EXPECT_EQ(sparse_cols.labels, dense_cols.labels);
     EXPECT_LT(max_abs_diff(sparse_cols.values, dense_cols.values), 1e-10);
   }
+
+  // kembed plan ca prices the sparse fit from the file's header with the
+  // fit's own plan: the --dry-run's text, to the byte count, at 1 and 2
+  // ranks, and the plan of --rows/--cols/--nnz; the busiest rank holds at
+  // most ceil(S / P) + J - 1 of the S entries (S at 1 rank).
+  const auto body = [](const std::string& text) { return text.substr(text.find(": ")); };
+  for (int np : {1, 2}) {
+    SCOPED_TRACE("plan, np " + std::to_string(np));
+    const std::vector<std::string> budget = {"-k", "2", "--max-memory-per-rank", "1G"};
+    const RunResult plan = run_serial(
+        concat({"plan", "ca", "-i", (dir / "t.mtx").string(), "--ranks", std::to_string(np)},
+               budget));
+    EXPECT_EQ(plan.status, 0) << plan.describe();
+    const std::size_t busiest = np == 1 ? stored : (stored + 1) / 2 + cols - 1;
+    EXPECT_TRUE(contains(plan.out, "kembed plan ca: 7 x 7 operator of 30 x 7 sparse data (at most " +
+                                       std::to_string(busiest) + " stored entries on a rank)"))
+        << plan.out;
+    const RunResult given =
+        run_serial(concat({"plan", "ca", "--rows", "30", "--cols", "7", "--nnz",
+                           std::to_string(stored), "--ranks", std::to_string(np)},
+                          budget));
+    EXPECT_EQ(given.status, 0) << given.describe();
+    EXPECT_EQ(body(given.out), body(plan.out));
+    RUN_OK(dry,
+           concat({"ca", "-i", (dir / "t.mtx").string(), "--dry-run", "--output-dir",
+                   (dir / "dry").string()},
+                  budget),
+           np);
+    EXPECT_EQ(body(dry.out), body(plan.out));
+  }
+  const RunResult dense_table = run_serial({"plan", "ca", "-i", (dir / "t.csv").string()});
+  EXPECT_NE(dense_table.status, 0);
+  EXPECT_TRUE(contains(dense_table.err, "is not a sparse matrix file (.h5ad, .npz, .mtx); kembed "
+                                        "plan ca plans the sparse fit only"))
+      << dense_table.describe();
 }
 
 // MCA takes the sparse path (the indicator's CSR rows, fit_sparse_ca) with
@@ -508,10 +543,11 @@ TEST(CliCa, SparseMcaMatchesTheDenseMca) {
     return args;
   };
   // --dry-run prices the fit the run takes: the sparse one (n Q / 2 = 300
-  // stored entries on the busiest of 2 ranks), no dense data matrix.
+  // stored entries a rank on 2 ranks, priced with the split's bound of a
+  // row's J - 1 = 13 more: 313), no dense data matrix.
   RUN_OK(plan, with({"--dry-run", "--output-dir", (dir / "plan").string()}), 2);
   EXPECT_TRUE(contains(plan.out + plan.err,
-                       "14 x 14 operator of 150 x 14 sparse data (at most 300 stored entries"))
+                       "14 x 14 operator of 150 x 14 sparse data (at most 313 stored entries"))
       << plan.describe();
   EXPECT_FALSE(contains(plan.out + plan.err, "data matrix")) << plan.describe();
   RUN_OK(dense, with({"--solver", "evd", "--output-dir", (dir / "dense").string()}), 2);

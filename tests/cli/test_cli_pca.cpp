@@ -932,3 +932,108 @@ TEST(PcaCli, SparseInputIsThePcaOfItsDenseMatrix) {
     EXPECT_FALSE(fs::exists(out)) << r.describe();
   }
 }
+
+// kembed plan of sparse input (.mtx, .npz, .h5ad) reads the shape and the
+// stored entries from the file's header and prices them with the fit's own
+// plan: its text, to the byte count, is the --dry-run of the real fit at 1
+// and 2 ranks, and the plan of --rows/--cols/--nnz (or --density) of the same
+// numbers. The busiest rank's entries are the bound of the readers' split,
+// counted here: S at 1 rank, ceil(S / 2) + d - 1 at 2. Bad sparse options are
+// one-line errors naming the option.
+TEST(PcaCli, PlanOfSparseInputIsTheDryRunOfTheFit) {
+  const fs::path dir = scratch_dir("pca_sparse_plan");
+  std::string mtx;
+  const Matrix x = sparse_fixture(mtx);
+  const std::size_t n = x.rows, d = x.cols;
+  write_file(dir / "x.mtx", mtx);
+  long long stored = 0;
+  for (double v : x.v) stored += v != 0;
+  write_file(dir / "make.py", R"PY(
+import os, sys
+import numpy as np, scipy.io, scipy.sparse as sp, h5py
+os.chdir(sys.argv[1])
+A = sp.csr_matrix(scipy.io.mmread('x.mtx'))
+sp.save_npz('x.npz', A)
+with h5py.File('x.h5ad', 'w') as f:
+    g = f.create_group('X')
+    g.attrs['encoding-type'] = 'csr_matrix'
+    g.attrs['encoding-version'] = '0.1.0'
+    g.attrs['shape'] = np.array(A.shape)
+    for name in ('data', 'indices', 'indptr'):
+        g.create_dataset(name, data=getattr(A, name))
+)PY");
+  ASSERT_EQ(std::system(("/usr/bin/python3 " + sh_quote((dir / "make.py").string()) + " " +
+                         sh_quote(dir.string()))
+                            .c_str()),
+            0)
+      << "the fixtures need /usr/bin/python3 with scipy and h5py";
+  // The plan without its first words ("kembed plan pca", "kembed pca --dry-run").
+  const auto body = [](const std::string& text) { return text.substr(text.find(": ")); };
+  const std::vector<std::string> budget = {"--max-memory-per-rank", "1G", "-k", "3"};
+  const auto planned = [&](const std::vector<std::string>& args) {
+    const RunResult r = run_serial(concat(args, budget));
+    EXPECT_EQ(r.status, 0) << r.describe();
+    return r.out;
+  };
+  for (int np : {1, 2}) {
+    SCOPED_TRACE("np " + std::to_string(np));
+    const std::string busiest =
+        std::to_string(np == 1 ? stored : (stored + 1) / 2 + static_cast<long long>(d) - 1);
+    const std::string given =
+        planned({"plan", "pca", "--rows", std::to_string(n), "--cols", std::to_string(d), "--nnz",
+                 std::to_string(stored), "--ranks", std::to_string(np)});
+    EXPECT_TRUE(contains(given, "8 x 8 operator of 60 x 8 sparse data (at most " + busiest +
+                                    " stored entries on a rank)"))
+        << given;
+    EXPECT_TRUE(contains(given, "sparse rows (CSR")) << given;
+    for (const char* file : {"x.mtx", "x.npz", "x.h5ad"}) {
+      SCOPED_TRACE(file);
+      const std::string path = (dir / file).string();
+      const std::string plan = planned({"plan", "pca", "-i", path, "--ranks", std::to_string(np)});
+      EXPECT_EQ(body(plan), body(given));
+      // The real fit's dry run: every format at 2 ranks, where the split
+      // matters, one at 1 (mpiexec's start is what a run here costs).
+      if (np == 1 && std::string(file) != "x.npz") continue;
+      RUN_OK(dry,
+             concat({"pca", "-i", path, "--dry-run", "--output-dir", (dir / "dry").string()},
+                    budget),
+             np);
+      EXPECT_TRUE(contains(dry.out, "kembed pca --dry-run: ")) << dry.out;
+      EXPECT_EQ(body(dry.out), body(plan));
+    }
+  }
+  // --density F: ceil(F n d) stored entries.
+  const std::string share =
+      planned({"plan", "pca", "--rows", "60", "--cols", "8", "--density", "0.25", "--ranks", "1"});
+  EXPECT_TRUE(contains(share, "(at most 120 stored entries on a rank)")) << share;
+  EXPECT_FALSE(fs::exists(dir / "dry"));
+
+  const std::string mtx_path = (dir / "x.mtx").string();
+  const struct {
+    std::vector<std::string> args;
+    std::string expected;
+  } refused[] = {
+      {{"plan", "kpca", "--rows", "60", "--cols", "8", "--nnz", "100"},
+       "--nnz applies to pca and ca (their sparse fits), not to kembed plan kpca"},
+      {{"plan", "mds", "--rows", "60", "--cols", "8", "--density", "0.1"},
+       "--density applies to pca and ca (their sparse fits), not to kembed plan mds"},
+      {{"plan", "pca", "--rows", "60", "--cols", "8", "--nnz", "481"},
+       "--nnz 481 exceeds rows x cols = 60 x 8"},
+      {{"plan", "pca", "--rows", "60", "--cols", "8", "--nnz", "10", "--density", "0.1"},
+       "--nnz and --density both give the stored entries: give one of them"},
+      {{"plan", "pca", "--rows", "60", "--cols", "8", "--density", "1.5"},
+       "--density must be above 0 and at most 1"},
+      {{"plan", "pca", "--rows", "60", "--nnz", "10"}, "--nnz needs --rows N and --cols D"},
+      {{"plan", "pca", "-i", mtx_path, "--nnz", "10"},
+       "--nnz: the stored entries of --input " + mtx_path + " come from its header"},
+      {{"plan", "pca", "-i", mtx_path, "--solver", "evd"},
+       "sparse input needs --solver krylov (or auto): --solver evd works on a stored matrix"},
+  };
+  for (const auto& c : refused) {
+    const RunResult r = run_serial(c.args);
+    EXPECT_NE(r.status, 0) << r.describe();
+    EXPECT_EQ(r.out, "") << r.describe();
+    EXPECT_TRUE(contains(r.err, "kembed: error: " + c.expected)) << c.expected << "\n" << r.describe();
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.describe();
+  }
+}

@@ -7,6 +7,8 @@
 // products against dense products; truncated SVD against the uncentered
 // X^T X and against scikit-learn's TruncatedSVD and PCA numbers; the fit over
 // all ranks against the fit on one; bad rows and settings fail on every rank.
+// The memory plan's count of the busiest rank's entries against the split
+// the readers make.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -17,6 +19,8 @@
 
 #include "kembed/core/error.hpp"
 #include "kembed/linalg/blacs_grid.hpp"
+#include "io/csr_row_split.hpp"
+#include "kembed/spectral/memory_plan.hpp"
 #include "kembed/spectral/sparse_covariance_operator.hpp"
 #include "kembed/spectral/sparse_pca.hpp"
 #include "serial_reference.hpp"
@@ -419,4 +423,46 @@ TEST(SparsePca, BadRowsAndSettingsFailOnEveryRank) {
   rows.first_row += 1;
   e = fit_error(rows, s);
   EXPECT_TRUE(all_ranks(comm, e.find("bad.npz: rank 0 holds rows from 1, expected 0") == 0)) << e;
+}
+
+// most_entries_per_rank, which `kembed plan` and the fit's guard price, is
+// at least what split_rows_by_entries gives the busiest rank, for every
+// row-length pattern (from none to a whole row of d), and the bound is
+// reached: row lengths 4, 4, 2 (d = 4) on 2 ranks give rank 0 rows 0 and 1,
+// 8 entries, = ceil(10 / 2) + 4 - 1.
+TEST(SparseMemoryPlan, BusiestRankBoundCoversTheReadersSplit) {
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 200; ++trial) {
+    const std::int64_t d = 1 + static_cast<std::int64_t>(rng() % 40);
+    const std::int64_t rows = 1 + static_cast<std::int64_t>(rng() % 60);
+    std::vector<std::int64_t> indptr{0};
+    for (std::int64_t i = 0; i < rows; ++i) {
+      // Mostly short rows, some empty, some whole.
+      const unsigned kind = rng() % 4;
+      const std::int64_t length = kind == 0 ? 0 : kind == 1 ? d : static_cast<std::int64_t>(rng() % (d + 1));
+      indptr.push_back(indptr.back() + length);
+    }
+    const std::int64_t entries = indptr.back();
+    for (int parts = 1; parts <= 7; ++parts) {
+      const std::vector<std::int64_t> split = io::split_rows_by_entries(indptr, parts);
+      std::int64_t busiest = 0;
+      for (int r = 0; r < parts; ++r)
+        busiest = std::max(busiest, indptr[static_cast<std::size_t>(split[r + 1])] -
+                                        indptr[static_cast<std::size_t>(split[r])]);
+      const std::int64_t bound = most_entries_per_rank(entries, d, parts);
+      EXPECT_LE(busiest, bound) << "trial " << trial << ", " << parts << " parts";
+      EXPECT_LE(bound, entries);
+      if (parts == 1) {
+        EXPECT_EQ(bound, entries);
+      }
+    }
+  }
+  const std::vector<std::int64_t> tight{0, 4, 8, 10};
+  const std::vector<std::int64_t> split = io::split_rows_by_entries(tight, 2);
+  EXPECT_EQ(split, (std::vector<std::int64_t>{0, 2, 3}));
+  EXPECT_EQ(most_entries_per_rank(10, 4, 2), 8);
+  EXPECT_EQ(most_entries_per_rank(0, 4, 3), 0);
+  // The shape prices the bound, or more when a rank is known to hold more.
+  EXPECT_EQ(sparse_problem_shape(3, 4, 10, 2, 2, 1, 64).sparse_entries, 8);
+  EXPECT_EQ(sparse_problem_shape(3, 4, 10, 2, 2, 1, 64, 9).sparse_entries, 9);
 }

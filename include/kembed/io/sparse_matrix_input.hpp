@@ -37,7 +37,10 @@ class SparseMatrixInput : public MatrixFile {
 
   /// This rank's rows, as read.
   const CsrRows& csr() const { return csr_; }
-  /// Collective: the most stored entries any rank holds (for memory plans).
+  /// Collective: the stored entries of all ranks together (the memory plan
+  /// prices the busiest rank from them: spectral::sparse_problem_shape).
+  std::int64_t stored_entries() const;
+  /// Collective: the most stored entries any rank holds.
   std::int64_t busiest_entries() const;
 
  private:

@@ -52,7 +52,8 @@ struct ProblemShape {
   /// before it: the guard errs towards refusing rather than running out.
   double additive_blocks = 0;
   /// > 0: the data are sparse rows (pca or ca of a .h5ad, .npz or .mtx
-  /// file) and the busiest rank stores this many entries; n is the order of
+  /// file) and the busiest rank stores at most this many entries
+  /// (most_entries_per_rank); n is the order of
   /// the operator (d for pca, the J columns for ca), data_rows the data's
   /// rows. The plan counts the CSR rows, the column statistics, a product's
   /// d x b blocks, the Krylov basis of the sparse fits (sparse_krylov) and
@@ -60,11 +61,26 @@ struct ProblemShape {
   std::int64_t sparse_entries = 0;
 };
 
+/// The most stored entries one of `ranks` ranks can hold when the rows of a
+/// matrix with `cols` columns and `entries` stored entries are split by
+/// entries (io's split_rows_by_entries: rank r starts at the first row whose
+/// entries begin at or after floor(r entries / ranks)): ceil(entries / ranks)
+/// plus a row's entries but one, a row holding at most min(cols, entries);
+/// never more than `entries`. It needs the shape and the count only, so
+/// `kembed plan` (from --nnz or a file's header) and the fit's guard (from
+/// the entries read) price the same number.
+std::int64_t most_entries_per_rank(std::int64_t entries, std::int64_t cols, int ranks);
+
 /// The shape of a sparse fit (ProblemShape::sparse_entries) of a rows x
-/// cols CSR matrix whose busiest rank stores `busiest_entries`.
-ProblemShape sparse_problem_shape(std::int64_t rows, std::int64_t cols,
-                                  std::int64_t busiest_entries, int k, int nprow, int npcol,
-                                  int block_size);
+/// cols CSR matrix storing `entries` in all, on nprow x npcol ranks: the
+/// busiest rank is priced at most_entries_per_rank, or at `held` when a
+/// rank is known to hold more (the fit passes the most a rank holds: rows
+/// split by a file's entries before repeated ones were summed can exceed
+/// the bound of the summed count). The one plan of the sparse pca and ca
+/// fits, their --dry-run and `kembed plan`.
+ProblemShape sparse_problem_shape(std::int64_t rows, std::int64_t cols, std::int64_t entries,
+                                  int k, int nprow, int npcol, int block_size,
+                                  std::int64_t held = 0);
 
 /// The block size a fit uses for an n x n decomposition (`order` = n) when
 /// `requested` is asked: min(requested, order), at least 1. A block larger
