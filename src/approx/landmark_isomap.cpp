@@ -5,8 +5,8 @@
 
 #include "kembed/approx/landmarks.hpp"
 #include "kembed/core/error.hpp"
+#include "kembed/graph/geodesic_search.hpp"
 #include "kembed/graph/landmark_geodesics.hpp"
-#include "kembed/graph/shortest_paths.hpp"
 #include "kembed/io/format_double.hpp"
 #include "kembed/io/synthetic.hpp"
 #include "kembed/kernel/distance_checks.hpp"
@@ -61,11 +61,12 @@ void recomputed_landmark_isomap(const graph::Graph& g, const std::string& path, 
   const int k = model.k;
   const IndexRange sources = graph::neighbor_rows(m, comm.rank(), comm.size());
   timer.start("geodesics");
-  std::vector<double> dist, own;
+  graph::GeodesicSearch search(g);
+  std::vector<double> own;
   own.reserve(std::size_t(sources.size() * m));
   for (std::int64_t l = sources.begin; l < sources.end; ++l) {
-    graph::shortest_paths_from(g, r.landmark_rows[l], dist);
-    for (std::int64_t row : r.landmark_rows) own.push_back(dist[row]);
+    search.run(r.landmark_rows[l]);
+    for (std::int64_t row : r.landmark_rows) own.push_back(search.distance(row));
   }
   timer.start("landmark_mds");
   std::vector<double> delta = comm.allgatherv(own);
@@ -81,15 +82,16 @@ void recomputed_landmark_isomap(const graph::Graph& g, const std::string& path, 
   const double limit = kernel::largest_squarable_distance(m);
   collectively(comm, [&] {
     for (std::int64_t l = sources.begin; l < sources.end; ++l) {
-      graph::shortest_paths_from(g, r.landmark_rows[l], dist);
+      search.run(r.landmark_rows[l]);
       for (std::int64_t a = 0; a < n; ++a) {
-        if (!(dist[a] <= limit))
+        const double dist_a = search.distance(a);
+        if (!(dist_a <= limit))
           throw Error("geodesic distances of " + path + " to the landmarks: point " +
-                      std::to_string(a + 1) + " is " + io::format_double(dist[a]) +
+                      std::to_string(a + 1) + " is " + io::format_double(dist_a) +
                       " from landmark row " + std::to_string(r.landmark_rows[l] + 1) +
                       ": landmark Isomap squares the distances, which overflows above " +
                       io::format_double(limit) + " (values too large; rescale the data)");
-        const double c = -0.5 * (dist[a] * dist[a] - model.delta_mean[l]);
+        const double c = -0.5 * (dist_a * dist_a - model.delta_mean[l]);
         for (int j = 0; j < k; ++j)
           sums[std::size_t(a) * k + j] += model.pseudo_inverse[std::size_t(j) * m + l] * c;
       }

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "kembed/graph/geodesic_search.hpp"
 #include "kembed/graph/neighbors.hpp"
-#include "kembed/graph/shortest_paths.hpp"
 
 namespace kembed::graph {
 
@@ -28,7 +28,8 @@ std::vector<double> landmark_geodesics(const Graph& g, const std::vector<std::in
   const std::int64_t batch = std::max<std::int64_t>(1, round_values / std::max<std::int64_t>(count, 1));
   const std::int64_t rounds = (most + batch - 1) / batch;
   std::vector<double> local(static_cast<std::size_t>(mine.size() * m));
-  std::vector<double> send, recv, dist;
+  std::vector<double> send, recv;
+  GeodesicSearch search(g);
   std::vector<std::int64_t> send_counts(ranks), recv_counts(ranks), offset(ranks + 1);
   const double inf = std::numeric_limits<double>::infinity();
   for (std::int64_t round = 0; round < rounds; ++round) {
@@ -45,19 +46,20 @@ std::vector<double> landmark_geodesics(const Graph& g, const std::vector<std::in
     }
     // Sent to rank r: this round's landmarks' distances to r's targets,
     // landmark by landmark (now.size() x owned[r].size(), row-major).
-    send.assign(static_cast<std::size_t>(offset[ranks]), 0.0);
+    send.resize(static_cast<std::size_t>(offset[ranks]));  // every entry written below
     for (std::int64_t l = now.begin; l < now.end; ++l) {
-      shortest_paths_from(g, landmarks[l], dist);
+      search.run(landmarks[l]);
       const std::int64_t row = l - now.begin;
       for (int r = 0; r < ranks; ++r) {
         double* out = &send[offset[r] + row * owned[r].size()];
         for (std::int64_t a = owned[r].begin; a < owned[r].end; ++a) {
           double best = inf;
           if (!through) {
-            best = dist[a];
+            best = search.distance(a);
           } else {
             for (std::int64_t e = targets.offsets[a]; e < targets.offsets[a + 1]; ++e)
-              best = std::min(best, targets.entries[e].distance + dist[targets.entries[e].index]);
+              best = std::min(best, targets.entries[e].distance +
+                                        search.distance(targets.entries[e].index));
           }
           out[a - owned[r].begin] = best;
         }
@@ -65,7 +67,7 @@ std::vector<double> landmark_geodesics(const Graph& g, const std::vector<std::in
     }
     std::int64_t received = 0;
     for (auto c : recv_counts) received += c;
-    recv.assign(static_cast<std::size_t>(received), 0.0);
+    recv.resize(static_cast<std::size_t>(received));
     comm.alltoallv(send.data(), send_counts, recv.data(), recv_counts);
     // From rank r: its landmarks of this round (in order) x this rank's
     // targets, into their columns of the rows x M result.
