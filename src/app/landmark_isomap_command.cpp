@@ -14,6 +14,7 @@
 #include "kembed/io/csv_writer.hpp"
 #include "kembed/io/manifest.hpp"
 #include "kembed/io/model.hpp"
+#include "kembed/spectral/memory_plan.hpp"
 
 namespace kembed::app {
 
@@ -58,6 +59,21 @@ void save_landmark_isomap_model(Run& run, const approx::LandmarkIsomapResult& re
 }
 
 }  // namespace
+
+LandmarkIsomapPlan landmark_isomap_memory_plan(std::int64_t n, std::int64_t d, int neighbors,
+                                               std::int64_t m, int k, int ranks, double limit) {
+  const std::int64_t edges = n * std::int64_t{neighbors};
+  const auto bytes = [=](approx::GeodesicStorage storage, int p) {
+    return approx::landmark_isomap_memory(n, d, edges, m, k, p, storage);
+  };
+  LandmarkIsomapPlan plan;
+  plan.stored = bytes(approx::GeodesicStorage::stored, ranks);
+  plan.recomputed = bytes(approx::GeodesicStorage::recomputed, ranks);
+  plan.storage = plan.stored <= limit ? approx::GeodesicStorage::stored
+                                      : approx::GeodesicStorage::recomputed;
+  plan.bytes_for = [bytes, storage = plan.storage](int p) { return bytes(storage, p); };
+  return plan;
+}
 
 po::options_description landmark_isomap_options() {
   po::options_description d("landmark Isomap");
@@ -109,6 +125,20 @@ void run_landmark_isomap(const po::variables_map& vm, const Comm& world,
     settings.landmarks = vm["landmarks"].as<std::int64_t>();
     settings.seed = solve.krylov.seed;
     settings.max_memory_per_rank = solve.max_memory_per_rank;
+    // With --neighbors K the plan is made before the graph, as `kembed plan`
+    // makes it, and its storage handed down (with a radius the fit plans
+    // once the graph is built).
+    if (graph_settings.neighbors > 0) {
+      const double limit = settings.max_memory_per_rank > 0
+                               ? settings.max_memory_per_rank
+                               : spectral::available_memory_per_rank(world);
+      const LandmarkIsomapPlan plan =
+          landmark_isomap_memory_plan(run.input().rows(), run.input().cols(),
+                                      graph_settings.neighbors, settings.landmarks, k,
+                                      world.size(), limit);
+      agree(world, spectral::streamed_shortfall(plan.bytes_for, world.size(), limit));
+      settings.geodesics = plan.storage;
+    }
     const approx::LandmarkIsomapResult result =
         approx::landmark_isomap(run.input(), settings, world, run.timer());
     const approx::LandmarkMdsResult& r = result.mds;

@@ -230,9 +230,12 @@ void run_isomap(const po::variables_map& vm, const Comm& world) {
   const int k = solve.components;
   Job job("isomap", output, solve.layout, {in.input}, [&](const Comm& c) { return in.open(c); });
   job.with_dry_run(solve, [&](const io::MatrixFile& file, const BlacsGrid& grid) {
-    return ProblemShape{file.rows(),  file.cols(),  k,
-                        grid.nprow(), grid.npcol(), solve.layout.block_size,
-                        solve.solver};
+    IsomapSettings shaped;
+    shaped.graph = graph_options.settings;
+    shaped.components = k;
+    shaped.solver = solve.solver;
+    shaped.block_size = solve.layout.block_size;
+    return isomap_problem_shape(file.rows(), file.cols(), grid.nprow(), grid.npcol(), shaped);
   });
   drive(vm, world, job, [&](Run& run) {
     const int nb = run.use_block_size_for(run.input().rows());

@@ -8,6 +8,7 @@
 #include "kembed/app/ca_command.hpp"
 #include "kembed/app/options.hpp"
 #include "kembed/app/kpca_command.hpp"
+#include "kembed/app/landmark_isomap_command.hpp"
 #include "kembed/app/pca_command.hpp"
 #include "kembed/app/run_report.hpp"
 #include "kembed/approx/landmark_isomap.hpp"
@@ -115,36 +116,23 @@ void plan_landmark_isomap(const po::variables_map& vm, const Comm& world, std::i
   const std::string request = isomap_request_error(n, exact, "the planned input");
   if (!request.empty()) throw Error(request);
   approx::check_landmark_request(n, m, k);
-  const std::int64_t edges = n * exact.graph.neighbors;
-  const auto bytes = [&](approx::GeodesicStorage storage, int p) {
-    return approx::landmark_isomap_memory(n, d, edges, m, k, p, storage);
-  };
-  const double stored = bytes(approx::GeodesicStorage::stored, ranks);
-  const double recomputed = bytes(approx::GeodesicStorage::recomputed, ranks);
-  const auto chosen = stored <= available ? approx::GeodesicStorage::stored
-                                          : approx::GeodesicStorage::recomputed;
+  // The run's own plan (landmark_isomap_memory_plan), which its guard checks.
+  const LandmarkIsomapPlan plan =
+      landmark_isomap_memory_plan(n, d, exact.graph.neighbors, m, k, ranks, available);
+  const double stored = plan.stored, recomputed = plan.recomputed;
   say(world, false,
       "kembed plan isomap --approx landmark: n = " + std::to_string(n) + ", d = " +
           std::to_string(d) + ", K = " + std::to_string(exact.graph.neighbors) + ", M = " +
           std::to_string(m) + ", k = " + std::to_string(k) + ", " + std::to_string(ranks) +
           " ranks\nestimated memory of the busiest rank: " + human_bytes(stored) +
-          " with the geodesics stored (the rows x M geodesic distances and the exchange's "
-          "rounds), " + human_bytes(recomputed) +
-          " with them recomputed (twice the shortest-path searches); the run stores them when "
+          " with the geodesics stored (" + std::to_string(static_cast<std::int64_t>(stored)) +
+          " bytes: the rows x M geodesic distances and the exchange's rounds), " +
+          human_bytes(recomputed) + " with them recomputed (" +
+          std::to_string(static_cast<std::int64_t>(recomputed)) +
+          " bytes: twice the shortest-path searches); the run stores them when "
           "that fits. Both count the neighbourhood graph on every rank with n K edges, the most "
           "it can have; the n x n matrix is never formed\n" +
-          verdict(available, streamed_shortfall([&](int p) { return bytes(chosen, p); }, ranks,
-                                                available)));
-}
-
-// The neighbourhood graph's line of the plan (it is not part of the run's
-// memory check, which covers the n x n matrix).
-std::string graph_line(std::int64_t n, std::int64_t neighbors, const ProblemShape& shape) {
-  const double bytes = 2.0 * double(n) * double(neighbors) * 17;
-  return "plus the neighbourhood graph, replicated on every rank: 2 n K x 17 bytes = " +
-         human_bytes(bytes) + " (" + std::to_string(static_cast<std::int64_t>(bytes)) +
-         " bytes, K = " + std::to_string(neighbors) + "); busiest rank with it: " +
-         human_bytes(plan_memory(shape).total() + bytes) + "\n";
+          verdict(available, streamed_shortfall(plan.bytes_for, ranks, available)));
 }
 
 // The memory each of `ranks` ranks may use: --max-memory-per-rank, or this
@@ -485,20 +473,23 @@ void run_plan(const po::variables_map& vm, const Comm& world) {
     settings.block_size = layout.block_size;
     shape = pca_problem_shape(n, d, settings, grid.first, grid.second);
   }
-  // Isomap's graph is held whole on every rank beside the n x n matrix: 2 n K stored directions of
-  // target (8 bytes), length (8) and a listed flag (1). The request is checked by the fit's own
-  // code before anything is printed.
+  // Isomap's graph is held whole on every rank beside the n x n matrix; its
+  // shape is the fit's own (isomap_problem_shape), and the request is checked
+  // by the fit's own code before anything is printed.
   std::string extra;
   if (method == "isomap") {
     IsomapSettings settings;
     settings.components = k;
+    settings.solver = solver;
+    settings.block_size = layout.block_size;
     settings.graph.neighbors = vm.count("neighbors") ? vm["neighbors"].as<int>() : 5;
     if (settings.graph.neighbors < 1)
       throw Error("--neighbors must be at least 1, found " +
                   std::to_string(settings.graph.neighbors));
     const std::string error = isomap_request_error(n, settings, "the planned input");
     if (!error.empty()) throw Error(error);
-    extra += graph_line(n, settings.graph.neighbors, shape);
+    if (d < 1) throw Error("isomap needs --cols D (or an --input file of points)");
+    shape = isomap_problem_shape(n, d, grid.first, grid.second, settings);
   } else if (method == "spectral") {
     LaplacianEigenmapsSettings settings;
     settings.components = requested;
@@ -509,9 +500,9 @@ void run_plan(const po::variables_map& vm, const Comm& world) {
     const std::string error =
         spectral_embedding_request_error(n, settings, "the planned input");
     if (!error.empty()) throw Error(error);
-    // knn: the sparse graph's own plan (no n x n matrix, no replicated graph).
-    if (settings.affinity == Affinity::knn)
-      shape = spectral_problem_shape(n, d, grid.first, grid.second, settings);
+    // The fit's own shape: knn the sparse graph's plan (no n x n matrix, no
+    // replicated graph), rbf the dense matrix and the degree vectors.
+    shape = spectral_problem_shape(n, d, grid.first, grid.second, settings);
   }
   // A grid with more process rows or columns than the matrix has blocks
   // leaves ranks without work (and without memory use).

@@ -38,6 +38,18 @@ std::string isomap_request_error(std::int64_t n, const IsomapSettings& settings,
   return "";
 }
 
+ProblemShape isomap_problem_shape(std::int64_t n, std::int64_t d, int nprow, int npcol,
+                                  const IsomapSettings& settings, std::int64_t listed) {
+  ProblemShape shape{n, d, settings.components, nprow, npcol, settings.block_size,
+                     settings.solver};
+  // A radius's graph, before it is built: at least the 2 (n - 1) listings
+  // of a connected one (a radius lists each edge from both ends).
+  shape.geodesic_lists = settings.graph.neighbors > 0
+                             ? n * std::int64_t{settings.graph.neighbors}
+                             : std::max(listed, 2 * (n - 1));
+  return shape;
+}
+
 IsomapResult fit_isomap(io::MatrixFile& points, const BlacsGrid& grid,
                         const IsomapSettings& settings, PhaseTimer& timer) {
   const Comm& comm = grid.comm();
@@ -48,12 +60,19 @@ IsomapResult fit_isomap(io::MatrixFile& points, const BlacsGrid& grid,
   MdsResult& mds = result.mds;
   mds.n = n;
   mds.d = points.cols();
-  mds.memory = check_memory({n, mds.d, k, grid.nprow(), grid.npcol(), nb, settings.solver},
-                            settings.max_memory_per_rank, comm);
+  // With --neighbors K the graph's size is bounded before it is built; with
+  // a radius it is known after, and the solve is checked again then.
+  mds.memory = check_memory(
+      isomap_problem_shape(n, mds.d, grid.nprow(), grid.npcol(), settings),
+      settings.max_memory_per_rank, comm);
 
   timer.start("graph");
   graph::Graph g = graph::neighborhood_graph(points, settings.graph, comm);
   result.graph = graph::graph_stats(g);
+  if (settings.graph.neighbors == 0)
+    mds.memory = check_memory(isomap_problem_shape(n, mds.d, grid.nprow(), grid.npcol(),
+                                                   settings, 2 * g.edge_count()),
+                              settings.max_memory_per_rank, comm);
   if (settings.connect)
     result.added_edges = graph::connect_components(g, points, settings.graph, comm);
   else

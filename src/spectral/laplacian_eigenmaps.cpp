@@ -109,6 +109,9 @@ ProblemShape spectral_problem_shape(std::int64_t n, std::int64_t d, int nprow, i
                                     const LaplacianEigenmapsSettings& settings) {
   const int k = settings.components;
   ProblemShape shape{n, d, k + 1, nprow, npcol, settings.block_size, settings.solver};
+  // rbf: the dense W from the points' panels (kept to rebuild it), no graph;
+  // the degrees and their inverse square roots on every rank, rank 0's copy.
+  if (settings.affinity == Affinity::rbf) shape.replicated_vectors = 3;
   if (settings.affinity == Affinity::knn) {
     shape.solver = Solver::krylov;
     shape.graph_neighbors = resolved_neighbors(n, settings);

@@ -121,7 +121,35 @@ std::string count(double v) {
   return text;
 }
 
+// The k-d tree's search (nearest_neighbors with d <= kTreeMaxDims): every
+// point twice while the tree is built (as read, and in tree order), their
+// indices, about n / 8 nodes of 2 d bounds, and the rank's own rows.
+double tree_search_bytes(double n, double d, double block_rows) {
+  return (2 * n * d + n) * kDouble + n / 8 * (24 + 16 * d) + block_rows * d * kDouble;
+}
+
 }  // namespace
+
+ReplicatedGraphBytes replicated_graph_bytes(std::int64_t n, std::int64_t d, std::int64_t lists,
+                                            int ranks) {
+  const double nn = double(n), listed = double(lists), p = std::max(1, ranks);
+  const double block_rows = std::ceil(nn / p), dims = double(std::max<std::int64_t>(1, d));
+  const double per_row = std::ceil(listed / std::max(1.0, nn));
+  // The rank's lists: one vector per row while they are selected (a
+  // 24-byte header each), then concatenated.
+  const double own_lists = block_rows * (per_row * 16 + 24) + block_rows * per_row * 16;
+  ReplicatedGraphBytes bytes;
+  bytes.held = 2 * listed * 17 + (nn + 1) * 8;
+  bytes.search = (d <= graph::kTreeMaxDims
+                      ? tree_search_bytes(nn, dims, block_rows)
+                      : (block_rows + std::min(nn, 4096.0)) * dims * kDouble) +
+                 own_lists;
+  // symmetrize(): the gathered lists, the counting sort's entries (both
+  // directions of each pair) and its counts and fill positions, beside the
+  // rank's own lists, the gathered counts and the offsets.
+  bytes.build = block_rows * per_row * 16 + listed * 16 + 2 * listed * 16 + 4 * nn * 8;
+  return bytes;
+}
 
 double busiest_rank_entries(const ProblemShape& s) {
   if (s.lower_storage || s.matrix_free) return lower_blocks(s) / kDouble;
@@ -142,7 +170,7 @@ double MemoryPlan::total() const {
 std::string MemoryPlan::describe() const {
   std::ostringstream out;
   for (const auto& [what, bytes] : items) out << "  " << what << ": " << human_bytes(bytes) << "\n";
-  out << "  total: " << human_bytes(total()) << " per rank\n";
+  out << "  total: " << human_bytes(total()) << " per rank (" << count(total()) << " bytes)\n";
   for (const auto& note : notes) out << "  note: " << note << "\n";
   return out.str();
 }
@@ -191,7 +219,7 @@ MemoryPlan plan_sparse_graph(const ProblemShape& s) {
   const double solve_phase = plan.total() - kBaseline;
   const double lists = block_rows * (others * 16 + 24) + block_rows * others * 16;
   const double search =
-      tree ? (2 * n * d + n) * kDouble + n / 8 * (24 + 16 * d) + block_rows * d * kDouble + lists
+      tree ? tree_search_bytes(n, d, block_rows) + lists
            : (block_rows + std::min(n, 4096.0)) * d * kDouble + 5 * block_rows * others * 16;
   const double build = entries * (8 + 8 + 8) + 2 * n * 8 + (tree ? 2 * n * 8 : 0);
   const double graph_phase = std::max(search, build);
@@ -299,10 +327,24 @@ MemoryPlan plan_memory(const ProblemShape& s) {
   }
   if (s.additive_blocks > 0)
     plan.items.push_back({"additive constant (mds --add)", s.additive_blocks * local});
-  if (s.d > 0) plan.items.push_back({"data panels", (np + nq) * double(s.d) * kDouble});
+  // Isomap: the graph, beside the matrix it fills, and Dijkstra's distances
+  // and heap (lazy deletion: about 2 n entries at most in practice).
+  const bool geodesic = s.geodesic_lists > 0;
+  const ReplicatedGraphBytes graph = replicated_graph_bytes(
+      s.n, s.d, s.geodesic_lists, static_cast<int>(std::int64_t{s.nprow} * s.npcol));
+  if (geodesic) {
+    plan.items.push_back({"neighbourhood graph, whole on every rank (" + count(s.geodesic_lists) +
+                              " listed neighbours, both directions, 17 bytes each)",
+                          graph.held});
+    plan.items.push_back({"shortest-path search (distances, heap)", n * kDouble + 2 * n * 16});
+  }
+  if (s.replicated_vectors > 0)
+    plan.items.push_back({"degree vectors (n, every rank)", s.replicated_vectors * n * kDouble});
+  if (s.d > 0 && !geodesic)
+    plan.items.push_back({"data panels", (np + nq) * double(s.d) * kDouble});
   // Matrices read from a file (n x n, or PCA's data) arrive one block row
   // (nb rows) at a time.
-  if (s.d == 0)
+  if (s.d == 0 && !geodesic)
     plan.items.push_back(
         {"input stripe", nb * (s.data_rows > 0 ? double(s.data_cols) : n) * kDouble});
   if (s.data_rows > 0) {
@@ -368,6 +410,16 @@ MemoryPlan plan_memory(const ProblemShape& s) {
   }
   plan.items.push_back({"results gathered on rank 0",
                         3 * std::max(n, double(s.data_rows)) * s.k * kDouble});
+  // Isomap's graph is searched and built before the n x n matrix exists:
+  // the larger of that phase and the solve's.
+  if (geodesic) {
+    const double solve_phase = plan.total() - kBaseline;
+    const double graph_phase = std::max(graph.search, graph.held + graph.build);
+    if (graph_phase > solve_phase)
+      plan.items.push_back({"graph build beyond the solve's memory (neighbour search, gathered "
+                            "lists, both directions of every pair)",
+                            graph_phase - solve_phase});
+  }
   return plan;
 }
 

@@ -43,6 +43,15 @@ struct IsomapResult {
 std::string isomap_request_error(std::int64_t n, const IsomapSettings& settings,
                                  const std::string& source);
 
+/// The plan's shape of Isomap of n points with d features on a P x Q grid
+/// (ProblemShape::geodesic_lists): n K listed neighbours with --neighbors K;
+/// with a radius, `listed` (the graph's 2 x edges once it is built, the
+/// lists of a radius being symmetric; before, 0: the 2 (n - 1) of a
+/// connected graph, the least it can have). fit_isomap's memory guard,
+/// its --dry-run and `kembed plan isomap` all plan with it.
+ProblemShape isomap_problem_shape(std::int64_t n, std::int64_t d, int nprow, int npcol,
+                                  const IsomapSettings& settings, std::int64_t listed = 0);
+
 IsomapResult fit_isomap(io::MatrixFile& points, const BlacsGrid& grid,
                         const IsomapSettings& settings, PhaseTimer& timer);
 

@@ -59,7 +59,37 @@ struct ProblemShape {
   /// d x b blocks, the Krylov basis of the sparse fits (sparse_krylov) and
   /// the results: never an n x n or a dense data matrix.
   std::int64_t sparse_entries = 0;
+  /// > 0: Isomap's geodesic matrix (isomap_problem_shape): the neighbourhood
+  /// graph of the n points (d features) is built from this many listed
+  /// neighbours in all (n K with --neighbors K) and held whole on every rank
+  /// through the solve, which fills the n x n matrix from it by Dijkstra (no
+  /// data panels, no input stripe). The plan counts the graph, the
+  /// shortest-path search and, where it is larger than the solve, the
+  /// neighbour search and the graph's build (replicated_graph_bytes).
+  std::int64_t geodesic_lists = 0;
+  /// Vectors of length n every rank holds through the solve (spectral
+  /// --affinity rbf: the degrees, their inverse square roots, rank 0's copy).
+  int replicated_vectors = 0;
 };
+
+/// Bytes per rank of a neighbourhood graph held whole on every rank
+/// (graph::neighborhood_graph of n points with d features, `lists` listed
+/// neighbours in all, `ranks` ranks): what it holds once built, and the
+/// peaks of its two phases before that, each counted without the other.
+struct ReplicatedGraphBytes {
+  /// graph::Graph: 2 lists entries reserved (target, length, listed flag:
+  /// 17 bytes) and n + 1 offsets.
+  double held = 0;
+  /// The neighbour search: the k-d tree (d <= graph::kTreeMaxDims: every
+  /// point twice while it is built, n / 8 nodes of 2 d bounds, the rank's
+  /// rows) or the scan's chunk, and the rank's lists.
+  double search = 0;
+  /// Beside `held` while it is filled: the rank's lists, the gathered lists
+  /// and both directions of every listed pair (16 bytes each), four n-vectors.
+  double build = 0;
+};
+ReplicatedGraphBytes replicated_graph_bytes(std::int64_t n, std::int64_t d, std::int64_t lists,
+                                            int ranks);
 
 /// The most stored entries one of `ranks` ranks can hold when the rows of a
 /// matrix with `cols` columns and `entries` stored entries are split by
@@ -96,7 +126,8 @@ struct MemoryPlan {
   std::vector<std::pair<std::string, double>> items;  ///< what, bytes
   std::vector<std::string> notes;  ///< e.g. the block size that is used instead
   double total() const;
-  /// One line per item and the total, in human units, then the notes.
+  /// One line per item and the total, in human units (the total also in
+  /// bytes, the number the guard compares), then the notes.
   std::string describe() const;
 };
 
