@@ -70,12 +70,21 @@ std::vector<double> landmark_geodesics(const Graph& g, const std::vector<std::in
     recv.resize(static_cast<std::size_t>(received));
     comm.alltoallv(send.data(), send_counts, recv.data(), recv_counts);
     // From rank r: its landmarks of this round (in order) x this rank's
-    // targets, into their columns of the rows x M result.
+    // targets, into their columns of the rows x M result; transposed in
+    // tiles of kTile targets, so that the rows written stay in the cache
+    // (a row of the result is M values apart from the next).
+    constexpr std::int64_t kTile = 64;
     std::int64_t at = 0;
     for (int r = 0; r < ranks; ++r) {
       const IndexRange theirs = in_round(r);
-      for (std::int64_t l = theirs.begin; l < theirs.end; ++l)
-        for (std::int64_t a = 0; a < mine.size(); ++a) local[std::size_t(a * m + l)] = recv[at++];
+      for (std::int64_t a0 = 0; a0 < mine.size(); a0 += kTile) {
+        const std::int64_t a1 = std::min(mine.size(), a0 + kTile);
+        for (std::int64_t l = theirs.begin; l < theirs.end; ++l) {
+          const double* in = &recv[std::size_t(at + (l - theirs.begin) * mine.size())];
+          for (std::int64_t a = a0; a < a1; ++a) local[std::size_t(a * m + l)] = in[a];
+        }
+      }
+      at += theirs.size() * mine.size();
     }
   }
   return local;
