@@ -15,6 +15,10 @@
 #
 #   bench/manifold.sh [--rows N] [--ranks P] [--neighbors K] [--landmarks M]
 #                     [--methods "isomap spectral knn landmark"] [--no-sklearn] [--out DIR]
+#                     [--max-memory-per-rank BYTES]
+# --max-memory-per-rank goes to the landmark run: with 2GB at n = 10^6 and
+# M = 1000 it recomputes the geodesics (stored, they need about 4.6 GB per
+# rank on 2 ranks; kembed plan isomap --approx landmark says which).
 # Issue 40's targets, for example:
 #   bench/manifold.sh --rows 40000 --methods "isomap landmark" --no-sklearn
 #   bench/manifold.sh --rows 1000000 --methods landmark --no-sklearn
@@ -22,11 +26,13 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 kembed=${KEMBED:-$root/build/kembed}
 rows=16000; ranks=2; neighbors=10; landmarks=1000; sklearn=1; out=$root/results/bench-manifold
+memory=()
 methods="isomap spectral knn"
 while [ $# -gt 0 ]; do
   case $1 in
     --rows) rows=$2; shift 2 ;; --ranks) ranks=$2; shift 2 ;; --neighbors) neighbors=$2; shift 2 ;;
     --landmarks) landmarks=$2; shift 2 ;;
+    --max-memory-per-rank) memory=(--max-memory-per-rank "$2"); shift 2 ;;
     --no-sklearn) sklearn=0; shift ;; --out) out=$2; shift 2 ;; --methods) methods=$2; shift 2 ;;
     *) echo "unknown argument $1" >&2; exit 2 ;;
   esac
@@ -45,7 +51,8 @@ want() { case " $methods " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 want isomap && run isomap isomap --neighbors "$neighbors"
 want spectral && run spectral spectral --affinity rbf
 want knn && run knn spectral --affinity knn --neighbors "$neighbors"
-want landmark && run landmark isomap --neighbors "$neighbors" --approx landmark --landmarks "$landmarks"
+want landmark && run landmark isomap --neighbors "$neighbors" --approx landmark --landmarks "$landmarks" \
+  ${memory[@]+"${memory[@]}"}
 py=/usr/bin/python3
 if [ "$sklearn" = 1 ] && $py -c "import sklearn" 2>/dev/null; then
   # scikit-learn as users run it: its BLAS on both cores.
