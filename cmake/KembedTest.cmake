@@ -61,10 +61,24 @@ function(kembed_add_test name)
 endfunction()
 
 # After the last kembed_add_test: the program of every suite's sources.
+# kembed_add_test_program([ALONE <files...>])
+# With KEMBED_UNITY_TESTS (on by default) the sources are compiled eight to a
+# translation unit (CMake's unity build): the headers, GoogleTest's templates
+# and the kembed templates the suites share are compiled once per unit instead
+# of once per file. So file-local names (in each file's anonymous namespace)
+# must differ between files; the ALONE files keep theirs and are compiled by
+# themselves. GoogleTest still records each test's own file (__FILE__ of the
+# included source), which --kembed_sources selects by.
 function(kembed_add_test_program)
+  cmake_parse_arguments(ARG "" "" "ALONE" ${ARGN})
   get_property(sources GLOBAL PROPERTY KEMBED_TEST_SOURCES)
   add_executable(kembed_tests ${sources})
   target_link_libraries(kembed_tests PRIVATE kembed_test_main)
   target_precompile_headers(kembed_tests REUSE_FROM kembed_test_main)
+  set_target_properties(kembed_tests PROPERTIES UNITY_BUILD ${KEMBED_UNITY_TESTS}
+                                                UNITY_BUILD_BATCH_SIZE 8)
+  if(ARG_ALONE)
+    set_source_files_properties(${ARG_ALONE} PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
+  endif()
   add_dependencies(kembed_mpi_tests kembed_tests)
 endfunction()

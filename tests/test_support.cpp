@@ -63,4 +63,11 @@ std::string scratch_dir(const Comm& comm, const std::string& name) {
   return dir;
 }
 
+std::vector<SimdLevel> supported_simd_levels() {
+  std::vector<SimdLevel> levels;
+  for (SimdLevel l : {SimdLevel::baseline, SimdLevel::avx2, SimdLevel::avx512})
+    if (static_cast<int>(l) <= static_cast<int>(best_simd_level())) levels.push_back(l);
+  return levels;
+}
+
 }  // namespace kembed::test

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kembed/core/error.hpp"
+#include "kembed/core/simd_level.hpp"
 #include "kembed/kernel/kernel.hpp"
 #include "kembed/linalg/block_cyclic.hpp"
 #include "kembed/mpi/comm.hpp"
@@ -45,5 +46,19 @@ std::string caught(Body&& body) {
   }
   return "";
 }
+
+/// The values of `a` converted to T, as the bytes a file of T would hold.
+template <class T>
+std::string raw_bytes(const std::vector<double>& a) {
+  std::string out;
+  for (double v : a) {
+    const T x = static_cast<T>(v);
+    out.append(reinterpret_cast<const char*>(&x), sizeof x);
+  }
+  return out;
+}
+
+/// The SIMD levels this CPU runs, baseline first: each kernel is tested at all.
+std::vector<SimdLevel> supported_simd_levels();
 
 }  // namespace kembed::test

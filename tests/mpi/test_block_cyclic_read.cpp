@@ -22,6 +22,7 @@
 
 using namespace kembed;
 using kembed::test::all_ranks;
+using kembed::test::raw_bytes;
 using kembed::test::grid_shapes;
 
 namespace {
@@ -35,16 +36,6 @@ std::vector<double> matrix() {
   std::vector<double> a(static_cast<std::size_t>(m * n));
   for (double& v : a) v = pick(gen) / 64.0;
   return a;
-}
-
-template <class T>
-std::string raw_bytes(const std::vector<double>& a) {
-  std::string out;
-  for (double v : a) {
-    const T x = static_cast<T>(v);
-    out.append(reinterpret_cast<const char*>(&x), sizeof x);
-  }
-  return out;
 }
 
 /// .npy bytes written from the format spec (version 1.0, C order).

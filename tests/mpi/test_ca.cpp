@@ -125,13 +125,13 @@ std::string failure(const BlacsGrid& grid, const std::vector<double>& n_ij, int 
   return "";
 }
 
-struct Case {
+struct CaCase {
   int rows, cols;
   CaRoute route;
   Solver solver;
 };
 
-class CaVsSerial : public ::testing::TestWithParam<Case> {};
+class CaVsSerial : public ::testing::TestWithParam<CaCase> {};
 
 TEST_P(CaVsSerial, MatchesSvdAndIdentities) {
   const Comm world = Comm::world();
@@ -220,10 +220,10 @@ TEST_P(CaVsSerial, MatchesSvdAndIdentities) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Variants, CaVsSerial,
-                         ::testing::Values(Case{9, 6, CaRoute::automatic, Solver::evd},
-                                           Case{6, 9, CaRoute::automatic, Solver::evr},
-                                           Case{9, 6, CaRoute::rows, Solver::evd},
-                                           Case{6, 9, CaRoute::columns, Solver::krylov}),
+                         ::testing::Values(CaCase{9, 6, CaRoute::automatic, Solver::evd},
+                                           CaCase{6, 9, CaRoute::automatic, Solver::evr},
+                                           CaCase{9, 6, CaRoute::rows, Solver::evd},
+                                           CaCase{6, 9, CaRoute::columns, Solver::krylov}),
                          [](const auto& info) {
                            return std::to_string(info.param.rows) + "x" +
                                   std::to_string(info.param.cols) + "_" +

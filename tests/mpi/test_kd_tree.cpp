@@ -24,7 +24,7 @@ const Metric kPruned[] = {Metric::euclidean, Metric::sqeuclidean, Metric::manhat
 
 // Lattice points in [0, 3]^d, every fifth a copy of an earlier one, and a
 // dense cluster of equal points: duplicates, ties, and a node that cannot split.
-std::vector<double> lattice_points(int n, int d, unsigned seed) {
+std::vector<double> lattice_with_duplicates(int n, int d, unsigned seed) {
   std::mt19937 rng(seed);
   std::uniform_int_distribution<int> pick(0, 3);
   std::vector<double> x(std::size_t(n) * d);
@@ -71,7 +71,7 @@ std::unique_ptr<io::MatrixFile> write_points(const Comm& comm, const std::string
 TEST(KdTree, EqualsTheSortOfAllDistances) {
   for (int d : {1, 2, 3, 5}) {
     const int n = 300;
-    const auto x = lattice_points(n, d, 3 + d);
+    const auto x = lattice_with_duplicates(n, d, 3 + d);
     for (Metric metric : kPruned) {
       const graph::KdTree tree(x, d, metric);
       std::vector<graph::Neighbor> got;
@@ -101,9 +101,9 @@ TEST(KdTree, SearchEqualsScanOnEveryRankCount) {
   const Comm comm = Comm::world();
   for (int d : {1, 2, 3, 5}) {
     const int n = 257;
-    const auto x = lattice_points(n, d, 11 + d);
+    const auto x = lattice_with_duplicates(n, d, 11 + d);
     auto points = write_points(comm, "points" + std::to_string(d), x, d);
-    auto queries = write_points(comm, "queries" + std::to_string(d), lattice_points(61, d, 5), d);
+    auto queries = write_points(comm, "queries" + std::to_string(d), lattice_with_duplicates(61, d, 5), d);
     for (Metric metric : kPruned)
       for (int k : {0, 1, 6, 30}) {
         graph::NeighborSettings s;
@@ -142,7 +142,7 @@ TEST(KdTree, WhereTheTreeApplies) {
 
 TEST(KdTree, DistancesThatOverflowAreReportedAsByTheScan) {
   const Comm comm = Comm::world();
-  std::vector<double> x = lattice_points(40, 2, 1);
+  std::vector<double> x = lattice_with_duplicates(40, 2, 1);
   x[7] = 1e200;  // its squared distances overflow
   auto file = write_points(comm, "overflow", x, 2);
   graph::NeighborSettings s;

@@ -22,12 +22,12 @@ namespace {
 
 using test::serial_kpca;
 
-struct Case {
+struct KpcaCase {
   KernelType type;
   Solver solver;
 };
 
-class KpcaVsSerial : public ::testing::TestWithParam<Case> {};
+class KpcaVsSerial : public ::testing::TestWithParam<KpcaCase> {};
 
 }  // namespace
 
@@ -94,12 +94,12 @@ TEST_P(KpcaVsSerial, EigenvaluesEmbeddingsResidualsOnEveryGridAndBlocking) {
 
 INSTANTIATE_TEST_SUITE_P(
     KernelsAndSolvers, KpcaVsSerial,
-    ::testing::Values(Case{KernelType::rbf, Solver::evd}, Case{KernelType::rbf, Solver::evr},
-                      Case{KernelType::poly, Solver::evd}, Case{KernelType::laplacian, Solver::evr},
-                      Case{KernelType::sigmoid, Solver::evd}, Case{KernelType::cosine, Solver::evd},
-                      Case{KernelType::rbf, Solver::krylov}, Case{KernelType::poly, Solver::krylov},
-                      Case{KernelType::sigmoid, Solver::krylov}, Case{KernelType::rbf, Solver::elpa},
-                      Case{KernelType::laplacian, Solver::elpa}),
+    ::testing::Values(KpcaCase{KernelType::rbf, Solver::evd}, KpcaCase{KernelType::rbf, Solver::evr},
+                      KpcaCase{KernelType::poly, Solver::evd}, KpcaCase{KernelType::laplacian, Solver::evr},
+                      KpcaCase{KernelType::sigmoid, Solver::evd}, KpcaCase{KernelType::cosine, Solver::evd},
+                      KpcaCase{KernelType::rbf, Solver::krylov}, KpcaCase{KernelType::poly, Solver::krylov},
+                      KpcaCase{KernelType::sigmoid, Solver::krylov}, KpcaCase{KernelType::rbf, Solver::elpa},
+                      KpcaCase{KernelType::laplacian, Solver::elpa}),
     [](const auto& info) {
       return Kernel::name(info.param.type) + "_" + solver_name(info.param.solver);
     });

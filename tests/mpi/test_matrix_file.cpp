@@ -27,6 +27,7 @@ using kembed::io::open_matrix_file;
 using kembed::io::RowRange;
 using kembed::io::TextOptions;
 using kembed::test::all_ranks;
+using kembed::test::raw_bytes;
 
 namespace {
 
@@ -44,16 +45,6 @@ std::vector<double> random_matrix() {
 void write_bytes(const std::string& path, const std::string& bytes) {
   std::ofstream out(path, std::ios::binary);
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-}
-
-template <class T>
-std::string raw_bytes(const std::vector<double>& a) {
-  std::string out;
-  for (double v : a) {
-    const T x = static_cast<T>(v);
-    out.append(reinterpret_cast<const char*>(&x), sizeof x);
-  }
-  return out;
 }
 
 /// .npy bytes written from the format spec (version 1.0, C order).
@@ -129,7 +120,7 @@ std::vector<double> expected_rows(const std::vector<double>& a, const std::vecto
 
 /// Runs `body` and returns the kembed::Error message it throws ("" if none).
 template <class F>
-std::string error_of(F&& body) {
+std::string thrown_by(F&& body) {
   try {
     body();
   } catch (const kembed::Error& e) {
@@ -245,26 +236,26 @@ TEST_F(MatrixFileTest, TruncatedNpy) {
   std::string bytes = npy_bytes("<f8", n_rows, n_cols, raw_bytes<double>(a_));
   bytes.resize(bytes.size() - 3);
   const std::string path = write("t.npy", bytes);
-  const std::string message = error_of([&] { open_matrix_file(comm_, path); });
+  const std::string message = thrown_by([&] { open_matrix_file(comm_, path); });
   EXPECT_TRUE(same_error_everywhere(comm_, message, path + ": .npy file has 1605 bytes, but its header"));
   EXPECT_TRUE(same_error_everywhere(comm_, message, "needs 1608 bytes (file truncated)"));
 }
 
 TEST_F(MatrixFileTest, TruncatedNpyHeader) {
   const std::string path = write("h.npy", npy_bytes("<f8", n_rows, n_cols, "").substr(0, 40));
-  const std::string message = error_of([&] { open_matrix_file(comm_, path); });
+  const std::string message = thrown_by([&] { open_matrix_file(comm_, path); });
   EXPECT_TRUE(same_error_everywhere(comm_, message, path + ": truncated .npy header (needs 128 bytes, file has 40)"));
 }
 
 TEST_F(MatrixFileTest, NpyWithExtraData) {
   const std::string path = write("x.npy", npy_bytes("<f4", n_rows, n_cols, raw_bytes<float>(a_) + "junk"));
-  const std::string message = error_of([&] { open_matrix_file(comm_, path); });
+  const std::string message = thrown_by([&] { open_matrix_file(comm_, path); });
   EXPECT_TRUE(same_error_everywhere(comm_, message, "(file has extra data)"));
 }
 
 TEST_F(MatrixFileTest, BinWithWrongSize) {
   const std::string path = write("w.bin", raw_bytes<double>(a_).substr(8));
-  const std::string message = error_of([&] { open_matrix_file(comm_, path, {n_rows, n_cols}); });
+  const std::string message = thrown_by([&] { open_matrix_file(comm_, path, {n_rows, n_cols}); });
   EXPECT_TRUE(same_error_everywhere(
       comm_, message, path + ": .bin file has 1472 bytes, but --rows 37 --cols 5 needs 1480 bytes"));
 }
@@ -272,7 +263,7 @@ TEST_F(MatrixFileTest, BinWithWrongSize) {
 TEST_F(MatrixFileTest, BinWithoutShape) {
   const std::string path = write("s.bin", raw_bytes<double>(a_));
   for (const FileHints& hints : {FileHints{}, FileHints{n_rows, -1}, FileHints{0, n_cols}}) {
-    const std::string message = error_of([&] { open_matrix_file(comm_, path, hints); });
+    const std::string message = thrown_by([&] { open_matrix_file(comm_, path, hints); });
     EXPECT_TRUE(same_error_everywhere(comm_, message, path + ": .bin input needs --rows and --cols"));
   }
 }
@@ -280,13 +271,13 @@ TEST_F(MatrixFileTest, BinWithoutShape) {
 TEST_F(MatrixFileTest, MissingFileAndDirectory) {
   for (const std::string name : {"none.csv", "none.npy", "none.bin"}) {
     const std::string path = dir_ + "/" + name;
-    const std::string message = error_of([&] { open_matrix_file(comm_, path, {n_rows, n_cols}); });
+    const std::string message = thrown_by([&] { open_matrix_file(comm_, path, {n_rows, n_cols}); });
     EXPECT_TRUE(same_error_everywhere(comm_, message, "cannot open '" + path + "': No such file or directory"));
   }
   const std::string directory = dir_ + "/folder.csv";
   if (comm_.is_root()) std::filesystem::create_directory(directory);
   comm_.barrier();
-  const std::string message = error_of([&] { open_matrix_file(comm_, directory); });
+  const std::string message = thrown_by([&] { open_matrix_file(comm_, directory); });
   EXPECT_TRUE(same_error_everywhere(comm_, message, "cannot open '" + directory + "': Is a directory"));
 }
 
@@ -298,7 +289,7 @@ TEST_F(MatrixFileTest, NanInNpyIsFoundByTheRankThatReadsIt) {
   // Only the last rank's rows contain the NaN; the others read clean rows.
   const bool last = comm_.rank() == comm_.size() - 1;
   const std::vector<RowRange> ranges = last ? std::vector<RowRange>{{10, 20}} : std::vector<RowRange>{{0, 5}};
-  const std::string message = error_of([&] { file->read_rows(ranges); });
+  const std::string message = thrown_by([&] { file->read_rows(ranges); });
   EXPECT_TRUE(same_error_everywhere(comm_, message, path + ": row 12, column 3 (1-based): non-finite value"));
   // The handle stays usable after an agreed error.
   EXPECT_TRUE(all_ranks(comm_, file->read_rows({{0, 3}}) == expected_rows(a_, {{0, 3}})));
@@ -309,7 +300,7 @@ TEST_F(MatrixFileTest, InfInBin) {
   bad[n_rows * n_cols - 1] = -std::numeric_limits<double>::infinity();
   const std::string path = write("inf.bin", raw_bytes<double>(bad));
   auto file = open_matrix_file(comm_, path, {n_rows, n_cols});
-  const std::string message = error_of([&] { file->read_rows(request(comm_.rank() % 2 == 0 ? 0 : 3)); });
+  const std::string message = thrown_by([&] { file->read_rows(request(comm_.rank() % 2 == 0 ? 0 : 3)); });
   EXPECT_TRUE(same_error_everywhere(comm_, message, path + ": row 37, column 5 (1-based): non-finite value"));
 }
 
@@ -345,20 +336,20 @@ TEST_F(MatrixFileTest, ReadsSpanningManyPiecesKeepEveryValueAndNameTheBadOne) {
                                    descr[2] == '8' ? npy_bytes(descr, rows, cols, raw_bytes<double>(bad))
                                                    : npy_bytes(descr, rows, cols, raw_bytes<float>(bad)));
     auto file = open_matrix_file(comm_, path);
-    const std::string message = error_of([&] { file->read_rows({{comm_.rank(), rows}}); });
+    const std::string message = thrown_by([&] { file->read_rows({{comm_.rank(), rows}}); });
     EXPECT_TRUE(same_error_everywhere(comm_, message, path + ": row 651, column 18 (1-based): non-finite value"));
   }
 }
 
 TEST_F(MatrixFileTest, RaggedCsv) {
   const std::string path = write("r.csv", "a,b,c,d,e\n1,2,3,4,5\n6,7,8,9,10\n1,2,3,4\n");
-  const std::string message = error_of([&] { open_matrix_file(comm_, path); });
+  const std::string message = thrown_by([&] { open_matrix_file(comm_, path); });
   EXPECT_TRUE(same_error_everywhere(comm_, message, path + ":4: expected 5 values, found 4"));
 }
 
 TEST_F(MatrixFileTest, NonNumericCsvCell) {
   const std::string path = write("c.csv", "1,2\n3,abc\n");
-  const std::string message = error_of([&] { open_matrix_file(comm_, path); });
+  const std::string message = thrown_by([&] { open_matrix_file(comm_, path); });
   EXPECT_TRUE(same_error_everywhere(comm_, message, path + ":2: column 2: not a number: 'abc'"));
 }
 
@@ -367,7 +358,7 @@ TEST_F(MatrixFileTest, BadRangeOnOneRankIsAgreed) {
   auto file = open_matrix_file(comm_, path);
   const bool last = comm_.rank() == comm_.size() - 1;
   const std::vector<RowRange> ranges = last ? std::vector<RowRange>{{30, 38}} : std::vector<RowRange>{{0, 1}};
-  const std::string message = error_of([&] { file->read_rows(ranges); });
+  const std::string message = thrown_by([&] { file->read_rows(ranges); });
   EXPECT_TRUE(same_error_everywhere(comm_, message, path + ": requested rows [30, 38) are outside"));
 }
 
@@ -441,7 +432,7 @@ TEST_F(MatrixFileTest, FifoIsReadToItsEnd) {
   comm_.barrier();
   std::string message;
   std::unique_ptr<kembed::io::MatrixFile> file;
-  message = error_of([&] { file = open_matrix_file(comm_, path); });
+  message = thrown_by([&] { file = open_matrix_file(comm_, path); });
   if (writer.joinable()) writer.join();
   ASSERT_TRUE(all_ranks(comm_, message.empty())) << message;
   EXPECT_EQ(file->rows(), n_rows);
@@ -453,9 +444,9 @@ TEST_F(MatrixFileTest, FifoIsReadToItsEnd) {
 TEST_F(MatrixFileTest, TextOptionsOnBinaryFilesAreAnErrorEverywhere) {
   const std::string npy = write("o.npy", npy_bytes("<f8", n_rows, n_cols, raw_bytes<double>(a_)));
   const std::string bin = write("o.bin", raw_bytes<double>(a_));
-  std::string message = error_of([&] { open_matrix_file(comm_, npy, {-1, -1, {TextOptions::Header::automatic, 0, "id"}}); });
+  std::string message = thrown_by([&] { open_matrix_file(comm_, npy, {-1, -1, {TextOptions::Header::automatic, 0, "id"}}); });
   EXPECT_TRUE(same_error_everywhere(comm_, message, npy + ": --id-column id: only for text input, not for a .npy file"));
-  message = error_of([&] { open_matrix_file(comm_, bin, {n_rows, n_cols, {TextOptions::Header::yes, 2, ""}}); });
+  message = thrown_by([&] { open_matrix_file(comm_, bin, {n_rows, n_cols, {TextOptions::Header::yes, 2, ""}}); });
   EXPECT_TRUE(same_error_everywhere(comm_, message, bin + ": --header yes, --index-col 2: only for text input"));
   // --header no says nothing a binary file could contradict.
   EXPECT_EQ(open_matrix_file(comm_, npy, {-1, -1, {TextOptions::Header::no, 0, ""}})->rows(), n_rows);

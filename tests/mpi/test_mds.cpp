@@ -112,20 +112,20 @@ std::string fit_error(io::MatrixFile& file, const BlacsGrid& grid, const MdsSett
   return "";
 }
 
-struct Case {
+struct MdsCase {
   bool points;  // fit from points (else from the distance matrix in a file)
   Metric metric;
   Solver solver;
 };
 
-class MdsVsSerial : public ::testing::TestWithParam<Case> {};
+class MdsVsSerial : public ::testing::TestWithParam<MdsCase> {};
 
 }  // namespace
 
 TEST_P(MdsVsSerial, EigenvaluesEmbeddingsOnEveryGridAndBlocking) {
   const Comm world = Comm::world();
   const int n = 37, d = 4, k = 3;
-  const Case c = GetParam();
+  const MdsCase c = GetParam();
   const auto x = spread_points(n, d, 5);
   const auto dist = serial_distances(c.metric, x, n, d);
   const auto ref = serial_mds(dist, n, k);
@@ -185,12 +185,12 @@ TEST_P(MdsVsSerial, EigenvaluesEmbeddingsOnEveryGridAndBlocking) {
 }
 
 INSTANTIATE_TEST_SUITE_P(InputsMetricsSolvers, MdsVsSerial,
-                         ::testing::Values(Case{false, Metric::euclidean, Solver::evd},
-                                           Case{false, Metric::manhattan, Solver::evr},
-                                           Case{true, Metric::euclidean, Solver::evd},
-                                           Case{true, Metric::sqeuclidean, Solver::evd},
-                                           Case{true, Metric::manhattan, Solver::evd},
-                                           Case{true, Metric::cosine, Solver::evr}),
+                         ::testing::Values(MdsCase{false, Metric::euclidean, Solver::evd},
+                                           MdsCase{false, Metric::manhattan, Solver::evr},
+                                           MdsCase{true, Metric::euclidean, Solver::evd},
+                                           MdsCase{true, Metric::sqeuclidean, Solver::evd},
+                                           MdsCase{true, Metric::manhattan, Solver::evd},
+                                           MdsCase{true, Metric::cosine, Solver::evr}),
                          [](const auto& info) {
                            return std::string(info.param.points ? "points_" : "distances_") +
                                   metric_name(info.param.metric) + "_" +

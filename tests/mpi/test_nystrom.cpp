@@ -27,13 +27,13 @@ namespace {
 using Reference = test::SerialKpca;
 using test::serial_kpca;
 
-struct Case {
+struct NystromCase {
   KernelType type;
   double gamma;
   bool gram_route;  // which pass-1 accumulation the conditioning of W selects
 };
 
-class NystromAllLandmarks : public ::testing::TestWithParam<Case> {};
+class NystromAllLandmarks : public ::testing::TestWithParam<NystromCase> {};
 
 // z_j's column-wise largest difference against the reference, relative to
 // the column's largest entry.
@@ -101,9 +101,9 @@ TEST_P(NystromAllLandmarks, EqualsExactKernelPca) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Kernels, NystromAllLandmarks,
-                         ::testing::Values(Case{KernelType::rbf, 0.5, true},
-                                           Case{KernelType::laplacian, 0.3, true},
-                                           Case{KernelType::rbf, 0.005, false}),
+                         ::testing::Values(NystromCase{KernelType::rbf, 0.5, true},
+                                           NystromCase{KernelType::laplacian, 0.3, true},
+                                           NystromCase{KernelType::rbf, 0.005, false}),
                          [](const auto& info) {
                            return Kernel::name(info.param.type) +
                                   (info.param.gram_route ? "_gram_route" : "_feature_route");

@@ -95,13 +95,13 @@ SerialPca serial_pca(const std::vector<double>& x, int n, int d, int k, bool sta
   return r;
 }
 
-struct Case {
+struct PcaCase {
   bool standardize;
   Solver solver;
   PcaRoute route;
 };
 
-class PcaVsSerial : public ::testing::TestWithParam<Case> {};
+class PcaVsSerial : public ::testing::TestWithParam<PcaCase> {};
 
 std::string what(const PcaRoute route, int p, int q, int nb) {
   return pca_route_name(route) + " grid " + std::to_string(p) + "x" + std::to_string(q) + " nb " +
@@ -155,11 +155,11 @@ TEST_P(PcaVsSerial, MatchesLapackOnEveryGridAndBlocking) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Variants, PcaVsSerial,
-                         ::testing::Values(Case{false, Solver::evd, PcaRoute::automatic},
-                                           Case{true, Solver::evd, PcaRoute::automatic},
-                                           Case{false, Solver::evr, PcaRoute::covariance},
-                                           Case{true, Solver::evr, PcaRoute::gram},
-                                           Case{false, Solver::evd, PcaRoute::gram}),
+                         ::testing::Values(PcaCase{false, Solver::evd, PcaRoute::automatic},
+                                           PcaCase{true, Solver::evd, PcaRoute::automatic},
+                                           PcaCase{false, Solver::evr, PcaRoute::covariance},
+                                           PcaCase{true, Solver::evr, PcaRoute::gram},
+                                           PcaCase{false, Solver::evd, PcaRoute::gram}),
                          [](const auto& info) {
                            return std::string(info.param.standardize ? "standardized"
                                                                      : "centered") +

@@ -26,7 +26,7 @@ po::options_description options() {
   return d;
 }
 
-std::string error_of(const std::string& text) {
+std::string config_error(const std::string& text) {
   po::variables_map vm;
   std::istringstream in(text);
   try {
@@ -51,39 +51,39 @@ TEST(ConfigFile, ReadsKeysAndTheCommandLineWins) {
   EXPECT_DOUBLE_EQ(vm["gamma"].as<double>(), 0.5);
   EXPECT_TRUE(vm["quiet"].as<bool>());
   // '%' that is not a placeholder is an ordinary character.
-  EXPECT_EQ(error_of("input = 100% sure %d %%.csv\n"), "");
+  EXPECT_EQ(config_error("input = 100% sure %d %%.csv\n"), "");
 }
 
 TEST(ConfigFile, ErrorsNameTheFileAndLine) {
-  EXPECT_EQ(error_of("colour = blue\n"), "c.ini:1: unrecognised option 'colour'");
-  EXPECT_EQ(error_of("# c\n\ninput = x.csv\ncolour = blue\ngamma = 1\n"),
+  EXPECT_EQ(config_error("colour = blue\n"), "c.ini:1: unrecognised option 'colour'");
+  EXPECT_EQ(config_error("# c\n\ninput = x.csv\ncolour = blue\ngamma = 1\n"),
             "c.ini:4: unrecognised option 'colour'");
-  EXPECT_EQ(error_of("input = x\ncomponents = two\n")
+  EXPECT_EQ(config_error("input = x\ncomponents = two\n")
                 .rfind("c.ini:2: the argument ('two') for option 'components' is invalid", 0),
             0u)
-      << error_of("input = x\ncomponents = two\n");
-  EXPECT_EQ(error_of("input = x\n\n\nno equals sign"),
+      << config_error("input = x\ncomponents = two\n");
+  EXPECT_EQ(config_error("input = x\n\n\nno equals sign"),
             "c.ini:4: the options configuration file contains an invalid line 'no equals sign'");
   // The second of two lines for one key is the bad one.
-  EXPECT_EQ(error_of("gamma = 1\ninput = x\ngamma = 2\n").rfind("c.ini:3: ", 0), 0u)
-      << error_of("gamma = 1\ninput = x\ngamma = 2\n");
+  EXPECT_EQ(config_error("gamma = 1\ninput = x\ngamma = 2\n").rfind("c.ini:3: ", 0), 0u)
+      << config_error("gamma = 1\ninput = x\ngamma = 2\n");
   // Line numbers count the lines of the file, CRLF line ends included.
-  EXPECT_EQ(error_of("input = x\r\n# c\r\ncolour = 1\r\n"), "c.ini:3: unrecognised option 'colour'");
+  EXPECT_EQ(config_error("input = x\r\n# c\r\ncolour = 1\r\n"), "c.ini:3: unrecognised option 'colour'");
   // A byte order mark is not part of the first key.
-  EXPECT_EQ(error_of("\xEF\xBB\xBFgamma = 0.5\n"), "");
+  EXPECT_EQ(config_error("\xEF\xBB\xBFgamma = 0.5\n"), "");
 }
 
 // Binary and non-UTF-8 files are not options files; their values would end
 // up in run.json, which holds UTF-8 only.
 TEST(ConfigFile, BinaryAndNonUtf8TextAreRejected) {
   static const char binary[] = "input = x\ngamma = 1\0\x01\x02";
-  EXPECT_EQ(error_of(std::string(binary, sizeof binary - 1)),
+  EXPECT_EQ(config_error(std::string(binary, sizeof binary - 1)),
             "c.ini:2: not a text file (NUL byte)");
-  EXPECT_EQ(error_of("input = x\n# caf\xe9\n"), "c.ini:2: not UTF-8 text");  // Latin-1
-  EXPECT_EQ(error_of("input = \xc0\xaf\n"), "c.ini:1: not UTF-8 text");      // overlong '/'
-  EXPECT_EQ(error_of("input = \xed\xa0\x80\n"), "c.ini:1: not UTF-8 text");  // surrogate
-  EXPECT_EQ(error_of("input = \xf4\x90\x80\x80\n"), "c.ini:1: not UTF-8 text");  // > U+10FFFF
-  EXPECT_EQ(error_of("input = caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80.csv\n"), "");
+  EXPECT_EQ(config_error("input = x\n# caf\xe9\n"), "c.ini:2: not UTF-8 text");  // Latin-1
+  EXPECT_EQ(config_error("input = \xc0\xaf\n"), "c.ini:1: not UTF-8 text");      // overlong '/'
+  EXPECT_EQ(config_error("input = \xed\xa0\x80\n"), "c.ini:1: not UTF-8 text");  // surrogate
+  EXPECT_EQ(config_error("input = \xf4\x90\x80\x80\n"), "c.ini:1: not UTF-8 text");  // > U+10FFFF
+  EXPECT_EQ(config_error("input = caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80.csv\n"), "");
 }
 
 namespace {
@@ -135,11 +135,11 @@ TEST(ConfigFile, FilesThatAreNotOptionsFiles) {
 // left, so these inputs made kembed loop forever (found by fuzz_ini_config).
 TEST(ConfigFile, PlaceholdersAreRejectedInsteadOfHanging) {
   const auto start = std::chrono::steady_clock::now();
-  EXPECT_EQ(error_of("components = %value%\n"),
+  EXPECT_EQ(config_error("components = %value%\n"),
             "c.ini:1: '%value%' cannot appear in an option name or value");
-  EXPECT_EQ(error_of("input = x\nseed%original_token%=1\n"),
+  EXPECT_EQ(config_error("input = x\nseed%original_token%=1\n"),
             "c.ini:2: '%original_token%' cannot appear in an option name or value");
-  EXPECT_EQ(error_of("%invalid_line%\n"),
+  EXPECT_EQ(config_error("%invalid_line%\n"),
             "c.ini:1: '%invalid_line%' cannot appear in an option name or value");
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
   EXPECT_THROW(reject_option_placeholders("--components=%canonical_option%", "command line"),

@@ -44,7 +44,7 @@ std::string manifest(const std::string& key = "", const Json& value = nullptr) {
   return m.dump(2);
 }
 
-std::string error_of(const std::string& text) {
+std::string manifest_error(const std::string& text) {
   try {
     parse_manifest(text, "M/manifest.json");
   } catch (const kembed::Error& e) {
@@ -150,7 +150,7 @@ std::string tampered(Json m, const std::string& path, const Json& value) {
     node->erase(rest);
   else
     (*node)[rest] = value;
-  return error_of(m.dump());
+  return manifest_error(m.dump());
 }
 
 }  // namespace
@@ -162,51 +162,51 @@ TEST(Manifest, AcceptsWhatTheWritersWrite) {
   // Key order is kept (ordered_json), as the writer wrote it.
   EXPECT_EQ(m.begin().key(), "format");
   // A float 1.0 is still version 1.
-  EXPECT_EQ(error_of(manifest("format_version", 1.0)), "");
+  EXPECT_EQ(manifest_error(manifest("format_version", 1.0)), "");
   for (const Json& good : {kpca_poly(), kpca_precomputed(), mds_points(), mds_distances(), pca()})
-    EXPECT_EQ(error_of(good.dump()), "") << good.dump();
+    EXPECT_EQ(manifest_error(good.dump()), "") << good.dump();
   // Methods transform does not know are checked for format only (transform
   // then names the method it does not support).
-  EXPECT_EQ(error_of(manifest("method", "tsne")), "");
+  EXPECT_EQ(manifest_error(manifest("method", "tsne")), "");
 }
 
 TEST(Manifest, ExistingMessagesStay) {
-  EXPECT_EQ(error_of("{ not json").rfind("M/manifest.json: not a valid model manifest: invalid JSON "
+  EXPECT_EQ(manifest_error("{ not json").rfind("M/manifest.json: not a valid model manifest: invalid JSON "
                                          "at line 1, column 4: ",
                                          0),
             0u)
-      << error_of("{ not json");
-  EXPECT_EQ(error_of("{ not json").find("json.exception"), std::string::npos);
-  EXPECT_EQ(error_of("[1, 2]"), "M/manifest.json: not a kembed model manifest");
-  EXPECT_EQ(error_of(manifest("format", "something-else")),
+      << manifest_error("{ not json");
+  EXPECT_EQ(manifest_error("{ not json").find("json.exception"), std::string::npos);
+  EXPECT_EQ(manifest_error("[1, 2]"), "M/manifest.json: not a kembed model manifest");
+  EXPECT_EQ(manifest_error(manifest("format", "something-else")),
             "M/manifest.json: not a kembed model manifest");
-  EXPECT_EQ(error_of(manifest("format", nullptr)), "M/manifest.json: not a kembed model manifest");
-  EXPECT_EQ(error_of(manifest("format_version", 2)),
+  EXPECT_EQ(manifest_error(manifest("format", nullptr)), "M/manifest.json: not a kembed model manifest");
+  EXPECT_EQ(manifest_error(manifest("format_version", 2)),
             "M/manifest.json: unsupported model format version 2" + kVersionsRead);
-  EXPECT_EQ(error_of(manifest("format_version", nullptr)),
+  EXPECT_EQ(manifest_error(manifest("format_version", nullptr)),
             "M/manifest.json: unsupported model format version (none given)" + kVersionsRead);
-  EXPECT_EQ(error_of(manifest("arrays", nullptr)), "M/manifest.json: manifest lists no arrays");
-  EXPECT_EQ(error_of(manifest("arrays", Json::array({"X.npy"}))),
+  EXPECT_EQ(manifest_error(manifest("arrays", nullptr)), "M/manifest.json: manifest lists no arrays");
+  EXPECT_EQ(manifest_error(manifest("arrays", Json::array({"X.npy"}))),
             "M/manifest.json: manifest lists no arrays");
 }
 
 // Keys of the wrong JSON type used to escape as nlohmann::json::type_error
 // (not an agreed kembed::Error), or as undefined behaviour for a huge version.
 TEST(Manifest, WrongTypesAreErrorsNotJsonExceptions) {
-  EXPECT_EQ(error_of(manifest("format", 7)), "M/manifest.json: not a kembed model manifest");
-  EXPECT_EQ(error_of(manifest("format_version", "1")),
+  EXPECT_EQ(manifest_error(manifest("format", 7)), "M/manifest.json: not a kembed model manifest");
+  EXPECT_EQ(manifest_error(manifest("format_version", "1")),
             "M/manifest.json: unsupported model format version \"1\"" + kVersionsRead);
-  EXPECT_EQ(error_of(manifest("format_version", 1e300)),
+  EXPECT_EQ(manifest_error(manifest("format_version", 1e300)),
             "M/manifest.json: unsupported model format version 1e+300" + kVersionsRead);
-  EXPECT_EQ(error_of(manifest("format_version", 1.5)),
+  EXPECT_EQ(manifest_error(manifest("format_version", 1.5)),
             "M/manifest.json: unsupported model format version 1.5" + kVersionsRead);
-  EXPECT_EQ(error_of(manifest("method", Json::array({"kpca"}))),
+  EXPECT_EQ(manifest_error(manifest("method", Json::array({"kpca"}))),
             "M/manifest.json: manifest 'method' is not a string");
-  EXPECT_EQ(error_of(manifest("arrays", {{"X", "X.npy"}})),
+  EXPECT_EQ(manifest_error(manifest("arrays", {{"X", "X.npy"}})),
             "M/manifest.json: array 'X' has no file name");
-  EXPECT_EQ(error_of(manifest("arrays", {{"X", {{"file", 3}}}})),
+  EXPECT_EQ(manifest_error(manifest("arrays", {{"X", {{"file", 3}}}})),
             "M/manifest.json: array 'X' has no file name");
-  EXPECT_EQ(error_of(manifest("arrays", {{"X", {{"rows", 3}}}})),
+  EXPECT_EQ(manifest_error(manifest("arrays", {{"X", {{"rows", 3}}}})),
             "M/manifest.json: array 'X' has no file name");
 }
 
@@ -261,7 +261,7 @@ TEST(Manifest, KpcaFieldsAreChecked) {
             p + "'kernel.gamma': expected a positive finite number, found -1.5");
   EXPECT_EQ(tampered(m, "kernel.gamma", nullptr),
             p + "'kernel.gamma' is missing (expected a positive finite number)");
-  EXPECT_EQ(error_of(R"({"format": "kembed-model", "format_version": 1, "method": "kpca", "n": 20,
+  EXPECT_EQ(manifest_error(R"({"format": "kembed-model", "format_version": 1, "method": "kpca", "n": 20,
       "d": 3, "k": 2, "kernel": {"name": "rbf", "gamma": 1e999}, "kernel_grand_mean": 0,
       "arrays": {}})"),
             "M/manifest.json: not a valid model manifest: invalid JSON: number overflow parsing "
@@ -287,17 +287,17 @@ TEST(Manifest, KpcaFieldsAreChecked) {
   // are read and must be well-formed.
   Json rbf = m;
   rbf["kernel"] = {{"name", "rbf"}, {"gamma", 0.5}};
-  EXPECT_EQ(error_of(rbf.dump()), "");
+  EXPECT_EQ(manifest_error(rbf.dump()), "");
   EXPECT_EQ(tampered(rbf, "kernel.degree", "3"),
             p + "'kernel.degree': expected an integer from 1 to 2147483647, found \"3\"");
   Json linear = m;
   linear["kernel"] = {{"name", "linear"}};
-  EXPECT_EQ(error_of(linear.dump()), "");
+  EXPECT_EQ(manifest_error(linear.dump()), "");
   EXPECT_EQ(tampered(linear, "kernel.gamma", "abc"),
             p + "'kernel.gamma': expected a positive finite number, found \"abc\"");
   Json sigmoid = m;
   sigmoid["kernel"] = {{"name", "sigmoid"}, {"gamma", 0.5}};
-  EXPECT_EQ(error_of(sigmoid.dump()), p + "'kernel.coef0' is missing (expected a finite number)");
+  EXPECT_EQ(manifest_error(sigmoid.dump()), p + "'kernel.coef0' is missing (expected a finite number)");
   // d = 0 only where the model has no input space.
   EXPECT_EQ(tampered(kpca_precomputed(), "d", -1),
             p + "'d': expected an integer from 0 to 2147483647, found -1");
@@ -322,7 +322,7 @@ TEST(Manifest, ArrayShapesMatchNDK) {
   EXPECT_EQ(tampered(m, "arrays.X", nullptr),
             p + "'arrays.X' is missing (expected the n, d array X)");
   // A precomputed kernel has no training samples to list.
-  EXPECT_EQ(error_of(kpca_precomputed().dump()), "");
+  EXPECT_EQ(manifest_error(kpca_precomputed().dump()), "");
   EXPECT_EQ(tampered(pca(), "arrays.components.rows", 2),
             p + "'arrays.components': expected shape (d, k) = (3, 2), found (2, 2)");
   EXPECT_EQ(tampered(mds_points(), "arrays.sq_distance_row_means.cols", 21),
@@ -422,8 +422,8 @@ TEST(Manifest, PcaFormatTwoHoldsAxesAsRowsAndNames) {
   v2["components_orientation"] = "k x d";
   v2["arrays"]["components"] = arrays_entry("components", 2, 3);
   v2["feature_names"] = {"a", "b", "c"};
-  EXPECT_EQ(error_of(v2.dump()), "");
-  EXPECT_EQ(error_of(pca().dump()), "");
+  EXPECT_EQ(manifest_error(v2.dump()), "");
+  EXPECT_EQ(manifest_error(pca().dump()), "");
   EXPECT_EQ(tampered(v2, "arrays.components.rows", 3),
             p + "'arrays.components': expected shape (k, d) = (2, 3), found (3, 3)");
   EXPECT_EQ(tampered(v2, "components_orientation", nullptr),
@@ -438,7 +438,7 @@ TEST(Manifest, PcaFormatTwoHoldsAxesAsRowsAndNames) {
             "M/manifest.json: unsupported model format version 4" + kVersionsRead);
   Json kpca2 = kpca_poly();
   kpca2["format_version"] = 2;
-  EXPECT_EQ(error_of(kpca2.dump()),
+  EXPECT_EQ(manifest_error(kpca2.dump()),
             "M/manifest.json: unsupported model format version 2" + kVersionsRead);
 }
 

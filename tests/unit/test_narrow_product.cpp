@@ -15,17 +15,11 @@
 #include <vector>
 
 #include "kembed/linalg/narrow_product.hpp"
+#include "test_support.hpp"
 
 using namespace kembed;
 
 namespace {
-
-std::vector<SimdLevel> supported_levels() {
-  std::vector<SimdLevel> levels;
-  for (SimdLevel l : {SimdLevel::baseline, SimdLevel::avx2, SimdLevel::avx512})
-    if (static_cast<int>(l) <= static_cast<int>(best_simd_level())) levels.push_back(l);
-  return levels;
-}
 
 template <class T>
 void check_summation_bound() {
@@ -33,7 +27,7 @@ void check_summation_bound() {
   std::uniform_real_distribution<double> value(-1, 1);
   const T sentinel = 12345;  // in the rows of C beyond m: must stay
   const long double eps = std::numeric_limits<T>::epsilon();
-  for (SimdLevel level : supported_levels())
+  for (SimdLevel level : kembed::test::supported_simd_levels())
     for (int m : {1, 15, 16, 17, 33, 47, 200})
       for (int n : {1, 5, 12, 13, 24, 25, 40})
         for (int k : {0, 1, 31, 32, 33, 64, 65, 70}) {
@@ -84,7 +78,7 @@ void check_products_that_add() {
   std::uniform_real_distribution<double> value(-1, 1);
   const T sentinel = 12345;
   const long double eps = std::numeric_limits<T>::epsilon();
-  for (SimdLevel level : supported_levels())
+  for (SimdLevel level : kembed::test::supported_simd_levels())
     for (int m : {0, 1, 7, 64, 200})
       for (int n : {1, 5, 8, 16, 23, 24, 25, 40, 49})
         for (int k : {1, 3, 8, 15, 64}) {
@@ -121,7 +115,7 @@ void check_products_that_add() {
           EXPECT_TRUE(padding_kept) << "transposed " << simd_level_name(level) << " m " << m
                                     << " n " << n << " k " << k;
         }
-  for (SimdLevel level : supported_levels())
+  for (SimdLevel level : kembed::test::supported_simd_levels())
     for (int m : {1, 16, 17, 47})
       for (int n : {1, 12, 13, 24})
         for (int k : {1, 64, 70}) {

@@ -32,7 +32,7 @@ std::string dict(const std::string& descr, const std::string& order, const std::
   return "{'descr': '" + descr + "', 'fortran_order': " + order + ", 'shape': " + shape + ", }";
 }
 
-std::string error_of(const std::string& bytes) {
+std::string npy_error(const std::string& bytes) {
   try {
     parse_npy_header(bytes, "M.npy");
   } catch (const kembed::Error& e) {
@@ -78,60 +78,60 @@ TEST(NpyHeader, NativeOrderMarksAccepted) {
 }
 
 TEST(NpyHeader, FortranOrderRefused) {
-  EXPECT_EQ(error_of(npy_header(dict("<f8", "True", "(4, 2)"))),
+  EXPECT_EQ(npy_error(npy_header(dict("<f8", "True", "(4, 2)"))),
             "M.npy: Fortran-ordered .npy is not supported; save with numpy.ascontiguousarray");
 }
 
 TEST(NpyHeader, OneDimensionalRefused) {
-  const std::string message = error_of(npy_header(dict("<f8", "False", "(37,)")));
+  const std::string message = npy_error(npy_header(dict("<f8", "False", "(37,)")));
   EXPECT_TRUE(contains(message, "M.npy: .npy array is 1-D (shape (37,))")) << message;
   EXPECT_TRUE(contains(message, "2-D")) << message;
 }
 
 TEST(NpyHeader, OtherDimensionsAndEmptyShapesRefused) {
-  EXPECT_TRUE(contains(error_of(npy_header(dict("<f8", "False", "(2, 3, 4)"))), "has 3 dimensions"));
-  EXPECT_TRUE(contains(error_of(npy_header(dict("<f8", "False", "()"))), "has 0 dimensions"));
-  EXPECT_TRUE(contains(error_of(npy_header(dict("<f8", "False", "(0, 5)"))), "at least one row"));
-  EXPECT_TRUE(contains(error_of(npy_header(dict("<f8", "False", "(5, 0)"))), "at least one row"));
+  EXPECT_TRUE(contains(npy_error(npy_header(dict("<f8", "False", "(2, 3, 4)"))), "has 3 dimensions"));
+  EXPECT_TRUE(contains(npy_error(npy_header(dict("<f8", "False", "()"))), "has 0 dimensions"));
+  EXPECT_TRUE(contains(npy_error(npy_header(dict("<f8", "False", "(0, 5)"))), "at least one row"));
+  EXPECT_TRUE(contains(npy_error(npy_header(dict("<f8", "False", "(5, 0)"))), "at least one row"));
 }
 
 TEST(NpyHeader, BigEndianAndOtherDtypesRefusedByName) {
-  const std::string big = error_of(npy_header(dict(">f8", "False", "(2, 2)")));
+  const std::string big = npy_error(npy_header(dict(">f8", "False", "(2, 2)")));
   EXPECT_TRUE(contains(big, "M.npy: dtype '>f8' is big-endian")) << big;
-  EXPECT_TRUE(contains(error_of(npy_header(dict("<i8", "False", "(2, 2)"))), "dtype '<i8' is not supported"));
-  EXPECT_TRUE(contains(error_of(npy_header(dict("<f2", "False", "(2, 2)"))), "dtype '<f2' is not supported"));
-  EXPECT_TRUE(contains(error_of(npy_header(dict("<c16", "False", "(2, 2)"))), "dtype '<c16'"));
-  EXPECT_TRUE(contains(error_of(npy_header("{'descr': [('a', '<f8')], 'fortran_order': False, 'shape': (2, 2)}")),
+  EXPECT_TRUE(contains(npy_error(npy_header(dict("<i8", "False", "(2, 2)"))), "dtype '<i8' is not supported"));
+  EXPECT_TRUE(contains(npy_error(npy_header(dict("<f2", "False", "(2, 2)"))), "dtype '<f2' is not supported"));
+  EXPECT_TRUE(contains(npy_error(npy_header(dict("<c16", "False", "(2, 2)"))), "dtype '<c16'"));
+  EXPECT_TRUE(contains(npy_error(npy_header("{'descr': [('a', '<f8')], 'fortran_order': False, 'shape': (2, 2)}")),
                        "structured"));
 }
 
 TEST(NpyHeader, BadMagicAndVersion) {
-  EXPECT_TRUE(contains(error_of("PK\x03\x04 not numpy at all"), "M.npy: not a .npy file"));
+  EXPECT_TRUE(contains(npy_error("PK\x03\x04 not numpy at all"), "M.npy: not a .npy file"));
   std::string v9 = npy_header(dict("<f8", "False", "(2, 2)"));
   v9[6] = 9;
-  EXPECT_TRUE(contains(error_of(v9), "unsupported .npy format version 9.0"));
+  EXPECT_TRUE(contains(npy_error(v9), "unsupported .npy format version 9.0"));
 }
 
 TEST(NpyHeader, MalformedDictionaries) {
-  EXPECT_TRUE(contains(error_of(npy_header("{'descr': '<f8', 'shape': (2, 2)}")), "missing key 'fortran_order'"));
-  EXPECT_TRUE(contains(error_of(npy_header("{'descr': '<f8', 'fortran_order': Maybe, 'shape': (2, 2)}")),
+  EXPECT_TRUE(contains(npy_error(npy_header("{'descr': '<f8', 'shape': (2, 2)}")), "missing key 'fortran_order'"));
+  EXPECT_TRUE(contains(npy_error(npy_header("{'descr': '<f8', 'fortran_order': Maybe, 'shape': (2, 2)}")),
                        "malformed .npy header"));
-  EXPECT_TRUE(contains(error_of(npy_header("{'descr': '<f8', 'fortran_order': False, 'shape': (2, -2)}")),
+  EXPECT_TRUE(contains(npy_error(npy_header("{'descr': '<f8', 'fortran_order': False, 'shape': (2, -2)}")),
                        "malformed .npy header"));
-  EXPECT_TRUE(contains(error_of(npy_header("{'descr': '<f8', 'fortran_order': False, 'shape': (99999999999999999999, 2)}")),
+  EXPECT_TRUE(contains(npy_error(npy_header("{'descr': '<f8', 'fortran_order': False, 'shape': (99999999999999999999, 2)}")),
                        "too large"));
-  EXPECT_TRUE(contains(error_of(npy_header("{'descr': '<f8', 'fortran_order': False, 'shape': (4611686018427387904, 2)}")),
+  EXPECT_TRUE(contains(npy_error(npy_header("{'descr': '<f8', 'fortran_order': False, 'shape': (4611686018427387904, 2)}")),
                        "too large"));
-  EXPECT_TRUE(contains(error_of(npy_header("{'descr: '<f8'")), "malformed .npy header"));
+  EXPECT_TRUE(contains(npy_error(npy_header("{'descr: '<f8'")), "malformed .npy header"));
 }
 
 TEST(NpyHeader, TruncatedHeaderDoesNotCrash) {
   const std::string full = npy_header(dict("<f8", "False", "(37, 5)"), 2);
   for (std::size_t n = 0; n < full.size(); ++n) {
-    const std::string message = error_of(full.substr(0, n));
+    const std::string message = npy_error(full.substr(0, n));
     EXPECT_TRUE(contains(message, "M.npy: ")) << "prefix " << n << ": " << message;
   }
-  EXPECT_TRUE(contains(error_of(full.substr(0, 20)), "truncated .npy header (needs 128 bytes, have 20)"));
+  EXPECT_TRUE(contains(npy_error(full.substr(0, 20)), "truncated .npy header (needs 128 bytes, have 20)"));
 }
 
 TEST(NpyHeader, EveryByteFlipOnlyEverThrowsError) {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "kembed/kernel/vector_exp.hpp"
+#include "test_support.hpp"
 
 using namespace kembed;
 using namespace kembed::kernel;
@@ -42,13 +43,6 @@ std::int64_t ulp_distance(double a, double b) {
   return d < 0 ? -d : d;
 }
 
-std::vector<SimdLevel> supported_levels() {
-  std::vector<SimdLevel> levels;
-  for (SimdLevel l : {SimdLevel::baseline, SimdLevel::avx2, SimdLevel::avx512})
-    if (static_cast<int>(l) <= static_cast<int>(best_simd_level())) levels.push_back(l);
-  return levels;
-}
-
 struct Worst {
   std::int64_t ulp = 0;
   double x = 0, got = 0, want = 0;
@@ -68,7 +62,7 @@ Worst worst_error(const std::vector<double>& xs, SimdLevel level) {
 }
 
 void expect_within_bound(const std::vector<double>& xs, const char* what) {
-  for (SimdLevel level : supported_levels()) {
+  for (SimdLevel level : kembed::test::supported_simd_levels()) {
     const Worst w = worst_error(xs, level);
     EXPECT_LE(w.ulp, kMaxUlp) << what << " at " << simd_level_name(level) << ": exp("
                               << std::hexfloat << w.x << ") = " << w.got << ", std::exp gives "
@@ -164,7 +158,7 @@ TEST(VectorExp, SpecialValuesExactly) {
                        709.79,
                        1e300,
                        inf};
-  for (SimdLevel level : supported_levels())
+  for (SimdLevel level : kembed::test::supported_simd_levels())
     for (double x : xs) {
       double y = x;
       exp_in_place(&y, 1, level);
@@ -177,7 +171,7 @@ TEST(VectorExp, SpecialValuesExactly) {
         EXPECT_LE(ulp_distance(y, want), kMaxUlp) << "exp(" << x << ")";
       }
     }
-  for (SimdLevel level : supported_levels()) {
+  for (SimdLevel level : kembed::test::supported_simd_levels()) {
     double nan = std::numeric_limits<double>::quiet_NaN();
     exp_in_place(&nan, 1, level);
     EXPECT_TRUE(std::isnan(nan)) << simd_level_name(level);
@@ -188,7 +182,7 @@ TEST(VectorExp, ResultDoesNotDependOnPositionOrLength) {
   // The tail of an array goes through the same lanes as its body, and nothing
   // beyond `count` is written.
   const auto values = uniform(-30.0, 0.0, 40, 9);
-  for (SimdLevel level : supported_levels()) {
+  for (SimdLevel level : kembed::test::supported_simd_levels()) {
     std::vector<double> reference = values;
     exp_in_place(reference.data(), reference.size(), level);
     for (std::size_t offset = 0; offset < 9; ++offset)
@@ -214,7 +208,7 @@ TEST(VectorExp, SquaredDistancesMatchTheScalarRbfMap) {
   for (std::size_t i = 0; i < m; i += 7) gram[i] = (norms[i] + 40.0) / 2 + 1e-12;  // d2 < 0
   const double col_norm = 40.0;
   for (double gamma : {1.0 / 64, 0.3, 5.0})
-    for (SimdLevel level : supported_levels()) {
+    for (SimdLevel level : kembed::test::supported_simd_levels()) {
       std::vector<double> k = gram;
       exp_neg_squared_distances(k.data(), norms.data(), col_norm, gamma, m, level);
       for (std::size_t i = 0; i < m; ++i) {
