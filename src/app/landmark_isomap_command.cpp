@@ -64,7 +64,8 @@ LandmarkIsomapPlan landmark_isomap_memory_plan(std::int64_t n, std::int64_t d, i
                                                std::int64_t m, int k, int ranks, double limit) {
   const std::int64_t edges = n * std::int64_t{neighbors};
   const auto bytes = [=](approx::GeodesicStorage storage, int p) {
-    return approx::landmark_isomap_memory(n, d, edges, m, k, p, storage);
+    // n K lists, and as many undirected edges at most (none listed twice).
+    return approx::landmark_isomap_memory(n, d, edges, edges, m, k, p, storage);
   };
   LandmarkIsomapPlan plan;
   plan.stored = bytes(approx::GeodesicStorage::stored, ranks);

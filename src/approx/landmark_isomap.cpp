@@ -110,23 +110,27 @@ void recomputed_landmark_isomap(const graph::Graph& g, const std::string& path, 
 
 }  // namespace
 
-double landmark_isomap_memory(std::int64_t n, std::int64_t d, std::int64_t edges, std::int64_t m,
-                              int k, int ranks, GeodesicStorage storage) {
+double landmark_isomap_memory(std::int64_t n, std::int64_t d, std::int64_t lists,
+                              std::int64_t edges, std::int64_t m, int k, int ranks,
+                              GeodesicStorage storage) {
   const int p = std::max(ranks, 1);
   const double rows = std::ceil(double(n) / p), sources = std::ceil(double(m) / p);
-  const double graph = 8.0 * double(n + 1) + 2.0 * 17.0 * double(edges);
-  const double search = 8.0 * (2.0 * double(n) * double(d) + double(n));
-  // Stored: the rows x M result, and per round of landmark_geodesics its
-  // sends, receives and the copy MPI makes (measured).
+  // Before the geodesics: the neighbour search, then the graph and its build.
+  const spectral::ReplicatedGraphBytes graph = spectral::replicated_graph_bytes(n, d, lists, p);
+  const double build = std::max(graph.search, graph.held + graph.build);
+  // Then, beside the graph: the searches' renumbered copy of it and, stored,
+  // the rows x M result and per round of landmark_geodesics its sends,
+  // receives and the copy MPI makes (measured); recomputed, the n x k sums.
+  const double search = graph::GeodesicSearch::bytes(n, 2 * edges);
   const double batch = std::max(1.0, std::floor(double(graph::kGeodesicRoundValues) /
                                                 std::max(double(n), 1.0)));
   const double round = std::min(sources, batch) * double(n);
   const double held = storage == GeodesicStorage::recomputed ? double(n) * k
                                                              : rows * double(m) + 3.0 * round;
-  const double geodesics = 8.0 * (3.0 * double(n) + held);
   const double landmarks = 8.0 * (3.0 * double(m) * double(m) + double(k) * double(m) +
                                   rows * double(k) + 2.0 * double(n) * k);
-  return graph + std::max(search, geodesics) + landmarks;
+  const double geodesics = graph.held + search + 8.0 * held + landmarks;
+  return spectral::process_baseline_bytes() + std::max(build, geodesics);
 }
 
 LandmarkIsomapResult landmark_isomap(io::MatrixFile& points, const LandmarkIsomapSettings& s,
@@ -149,10 +153,15 @@ LandmarkIsomapResult landmark_isomap(io::MatrixFile& points, const LandmarkIsoma
   else
     agree(comm, spectral::disconnected_graph_message(result.graph, s.graph, "Isomap", true));
   const std::int64_t edges = g.edge_count();
+  // The lists the graph was built from, as exact Isomap plans them.
+  spectral::IsomapSettings exact;
+  exact.graph = s.graph;
+  const std::int64_t lists =
+      spectral::isomap_problem_shape(n, result.d, 1, 1, exact, 2 * edges).geodesic_lists;
   r.memory_limit = s.max_memory_per_rank > 0 ? s.max_memory_per_rank
                                              : spectral::available_memory_per_rank(comm);
   const auto bytes = [&](GeodesicStorage storage, int ranks) {
-    return landmark_isomap_memory(n, result.d, edges, model.m, model.k, ranks, storage);
+    return landmark_isomap_memory(n, result.d, lists, edges, model.m, model.k, ranks, storage);
   };
   result.geodesics = s.geodesics;
   if (s.geodesics == GeodesicStorage::automatic)

@@ -55,6 +55,12 @@ GeodesicSearch::GeodesicSearch(const Graph& g) {
   heap_.reserve(static_cast<std::size_t>(n));
 }
 
+double GeodesicSearch::bytes(std::int64_t n, std::int64_t entries) {
+  const double per_vertex = double(sizeof(std::uint32_t)) * 4 + double(sizeof(double));
+  return double(sizeof(std::int64_t)) * double(n + 1) + double(sizeof(Edge)) * double(entries) +
+         per_vertex * double(n);
+}
+
 void GeodesicSearch::sift_up(std::uint32_t slot) {
   const std::uint32_t v = heap_[slot];
   const double key = dist_[v];

@@ -130,6 +130,8 @@ double tree_search_bytes(double n, double d, double block_rows) {
 
 }  // namespace
 
+double process_baseline_bytes() { return kBaseline; }
+
 ReplicatedGraphBytes replicated_graph_bytes(std::int64_t n, std::int64_t d, std::int64_t lists,
                                             int ranks) {
   const double nn = double(n), listed = double(lists), p = std::max(1, ranks);

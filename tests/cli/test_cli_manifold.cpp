@@ -563,6 +563,39 @@ TEST(Manifold, IsomapEstimateIsWithin25PercentOfTheMeasuredPeak) {
   EXPECT_NEAR(estimate / peak, 1.0, 0.25) << "estimate " << estimate << ", peak " << peak;
 }
 
+// Landmark Isomap where the graph, its build and the searches' copy weigh
+// more than the process (n = 20,000, K = 10, M = 50 on 2 ranks: 19 MB of
+// graph build beside the 25 MB baseline; stored, 16 MB of geodesic rows and
+// rounds beside the 7 MB graph and its 3 MB copy): the estimate each
+// storage records is within 25% of its measured peak. The plan's
+// recomputed bytes (n K edges, at least the real ones) as the limit make
+// the run recompute.
+TEST(Manifold, LandmarkIsomapEstimateIsWithin25PercentOfTheMeasuredPeak) {
+  const fs::path dir = scratch_dir("landmark_isomap_peak");
+  const RunResult plan =
+      run_serial({"plan", "isomap", "--rows", "20000", "--cols", "3", "--neighbors", "10",
+                  "--approx", "landmark", "--landmarks", "50", "--ranks", "2",
+                  "--max-memory-per-rank", "10G"});
+  ASSERT_EQ(plan.status, 0) << plan.describe();
+  const double recomputed = number_after(plan.out, "with them recomputed (");
+  for (const std::string storage : {"stored", "recomputed"}) {
+    const fs::path out = dir / storage;
+    const std::string limit = storage == "stored" ? "10G" : bytes_text(recomputed + 1);
+    RUN_OK(r,
+           (std::vector<std::string>{"isomap", "--generate", "swissroll", "--rows", "20000",
+                                     "--neighbors", "10", "--approx", "landmark", "--landmarks",
+                                     "50", "--max-memory-per-rank", limit, "-o", out.string()}),
+           2);
+    const Json report = read_report(out);
+    ASSERT_EQ(report["approximation"]["geodesics"], storage);
+    const double estimate = report["memory_estimate_bytes_per_rank"].get<double>();
+    const double peak = report["peak_memory_bytes_per_rank_max"].get<double>();
+    EXPECT_NEAR(estimate / peak, 1.0, 0.25)
+        << storage << ": estimate " << estimate << ", peak " << peak;
+    fs::remove_all(out);
+  }
+}
+
 TEST(Manifold, BadInputFailsOnEveryRank) {
   const fs::path dir = scratch_dir("manifold_bad"), input = dir / "x.csv", far = dir / "far.csv";
   write_csv(input, skewed_cloud(40, 1), "");
@@ -649,21 +682,27 @@ TEST(Isomap, LandmarkUnrollsASwissRollAndItsModelPlacesTheTrainingPoints) {
                  "unknown --approx 'nystrom' for isomap (expected landmark)");
 }
 
-// kembed plan isomap --approx landmark, the 10^6 points: graph
-// 8 (n + 1) + 34 n K = 348 MB; search 8 (2 n d + n) = 56 MB; landmarks
-// 8 (3 M^2 + k M + k n / P + 2 n k) = 64 MB; geodesics stored
-// 8 (3 n + M n / P + 3 x 8 landmarks x n) = 4216 MB, recomputed
-// 8 (3 n + n k) = 40 MB (below the search's 56 MB): 4.6 GB and 468 MB.
+// kembed plan isomap --approx landmark, the 10^6 points (n K = 10^7
+// lists and edges, 2 ranks of 500,000 rows): baseline 25 MB; graph held
+// 2 x 17 n K + 8 (n + 1) = 348.000008 MB, its build beside it
+// 16 (n K / 2 + n K + 2 n K) + 32 n = 592 MB: 940.000008 MB; the searches'
+// copy 8 (n + 1) + 12 x 2 n K + 24 n = 272.000008 MB; landmarks
+// 8 (3 M^2 + k M + k n / P + 2 n k) = 64.016 MB; recomputed: 348.000008 +
+// 272.000008 + 8 n k + 64.016 = 700.032016 MB, below the build's, so
+// 965.000008 MB; stored: the rows x M and three rounds of 8 landmarks x n,
+// 8 (n M / P + 3 x 8 n) = 4192 MB beside the graph, its copy and the
+// landmarks: 25 + 4876.016016 = 4901.016016 MB.
 TEST(Manifold, LandmarkIsomapPlanStoresOrRecomputesTheGeodesics) {
   const std::vector<std::string> plan{"plan",        "isomap",    "--rows",     "1000000",
                                       "--cols",      "3",         "--neighbors", "10",
                                       "--approx",    "landmark",  "--landmarks", "1000",
                                       "--ranks",     "2",         "--max-memory-per-rank"};
   RUN_OK(fits, concat(plan, {"2GB"}), 1);
-  EXPECT_TRUE(contains(fits.out, "4.6 GB with the geodesics stored")) << fits.out;
-  EXPECT_TRUE(contains(fits.out, "468.0 MB with them recomputed")) << fits.out;
+  EXPECT_TRUE(contains(fits.out, "4.9 GB with the geodesics stored (4901016016 bytes"))
+      << fits.out;
+  EXPECT_TRUE(contains(fits.out, "965.0 MB with them recomputed (965000008 bytes")) << fits.out;
   EXPECT_TRUE(contains(fits.out, "available per rank: 2.0 GB (fits)")) << fits.out;
   RUN_OK(tight, concat(plan, {"100MB"}), 1);
-  EXPECT_TRUE(contains(tight.out, "not enough memory: this run needs about 468.0 MB per rank"))
+  EXPECT_TRUE(contains(tight.out, "not enough memory: this run needs about 965.0 MB per rank"))
       << tight.out;
 }

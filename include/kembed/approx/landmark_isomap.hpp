@@ -51,15 +51,18 @@ struct LandmarkIsomapResult {
 };
 
 /// Bytes the busiest of `ranks` ranks needs for landmark Isomap of n points
-/// of d coordinates whose graph has `edges` undirected edges, with M
-/// landmarks and k components: the graph on every rank (8 (n + 1) + 2 x 17
-/// bytes per edge), then the larger of the neighbour search (the k-d tree's
-/// 2 n d + n values) and the geodesics (a Dijkstra distance and heap, 3 n
-/// values; stored: the ceil(n/P) x M rows and three buffers of one round of
-/// graph::landmark_geodesics; recomputed: the n x k sums), the landmarks'
-/// M x M matrix three times, L# and the gathered n x k embedding twice.
-double landmark_isomap_memory(std::int64_t n, std::int64_t d, std::int64_t edges, std::int64_t m,
-                              int k, int ranks, GeodesicStorage storage);
+/// of d coordinates whose graph was built from `lists` listed neighbours (n K
+/// with --neighbors K) into `edges` undirected edges, with M landmarks and k
+/// components: the process baseline (spectral::process_baseline_bytes), then
+/// the larger of the graph's search and build (spectral::replicated_graph_bytes)
+/// and what the geodesics hold beside the graph: the searches' copy of it
+/// (graph::GeodesicSearch::bytes), stored: the ceil(n/P) x M rows and three
+/// buffers of one round of graph::landmark_geodesics, recomputed: the n x k
+/// sums; and the landmarks' M x M matrix three times, L# and the gathered
+/// n x k embedding twice.
+double landmark_isomap_memory(std::int64_t n, std::int64_t d, std::int64_t lists,
+                              std::int64_t edges, std::int64_t m, int k, int ranks,
+                              GeodesicStorage storage);
 
 /// Collective: landmark Isomap of the points in `points`. Checks, as agreed
 /// Errors on every rank: the request (spectral::isomap_request_error,

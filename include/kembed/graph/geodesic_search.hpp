@@ -23,6 +23,12 @@ class GeodesicSearch {
   /// non-negative weights
   explicit GeodesicSearch(const Graph& g);
 
+  /// Bytes a search on a graph of n vertices with `entries` directed edges
+  /// (Graph::targets.size()) holds at its most, in its constructor: the
+  /// offsets, the packed edges, the distances, the heap (reserved n), the
+  /// heap slots, the renumbering and the breadth-first order it is made from.
+  static double bytes(std::int64_t n, std::int64_t entries);
+
   /// Runs Dijkstra from vertex `source` (the graph's own numbering); the
   /// distances stay until the next search. O(E log_4 n).
   void run(std::int64_t source);

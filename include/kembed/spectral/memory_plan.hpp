@@ -72,6 +72,10 @@ struct ProblemShape {
   int replicated_vectors = 0;
 };
 
+/// Resident bytes of an MPI process with kembed's libraries before any work:
+/// the first item of every plan (plan_memory's and the approximate tier's).
+double process_baseline_bytes();
+
 /// Bytes per rank of a neighbourhood graph held whole on every rank
 /// (graph::neighborhood_graph of n points with d features, `lists` listed
 /// neighbours in all, `ranks` ranks): what it holds once built, and the
