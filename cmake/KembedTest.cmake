@@ -80,5 +80,10 @@ function(kembed_add_test_program)
   if(ARG_ALONE)
     set_source_files_properties(${ARG_ALONE} PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
   endif()
+  # GCC warns of every fixture in a file's anonymous namespace once that file
+  # is included into a unity source (-Wsubobject-linkage: meant for headers).
+  if(KEMBED_UNITY_TESTS AND CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+    target_compile_options(kembed_tests PRIVATE -Wno-subobject-linkage)
+  endif()
   add_dependencies(kembed_mpi_tests kembed_tests)
 endfunction()
