@@ -249,20 +249,29 @@ KpcaOutput read_kpca_output(const fs::path& dir, std::size_t n, int k) {
   EXPECT_EQ(emb.data.rows, n) << dir / "embedding.csv";
   EXPECT_EQ(emb.data.cols, static_cast<std::size_t>(k)) << dir / "embedding.csv";
   out.embedding = emb.data;
+  read_eigenvalues(dir, k, out.eigenvalues, out.ratios);
+  out.report = read_run_json(dir);
+  return out;
+}
+
+void read_eigenvalues(const fs::path& dir, int k, std::vector<double>& values,
+                      std::vector<double>& ratios) {
   const Csv eig = read_result_csv(dir / "eigenvalues.csv");
   EXPECT_EQ(eig.header, (std::vector<std::string>{"eigenvalue", "explained_variance_ratio"}));
   EXPECT_EQ(eig.data.rows, static_cast<std::size_t>(k)) << dir / "eigenvalues.csv";
   for (std::size_t j = 0; j < eig.data.rows && eig.data.cols == 2; ++j) {
-    out.eigenvalues.push_back(eig.data(j, 0));
-    out.ratios.push_back(eig.data(j, 1));
+    values.push_back(eig.data(j, 0));
+    ratios.push_back(eig.data(j, 1));
   }
+}
+
+Json read_run_json(const fs::path& dir) {
   try {
-    out.report = Json::parse(read_file(dir / "run.json"));
+    return Json::parse(read_file(dir / "run.json"));
   } catch (const std::exception& e) {
-    ADD_FAILURE() << dir / "run.json"
-                  << " does not parse: " << e.what();
+    ADD_FAILURE() << dir / "run.json" << " does not parse: " << e.what();
   }
-  return out;
+  return Json();
 }
 
 Matrix with_sign_convention(Matrix m) {

@@ -173,6 +173,14 @@ struct KpcaOutput {
 /// components; failures are reported through gtest.
 KpcaOutput read_kpca_output(const fs::path& dir, std::size_t n, int k);
 
+/// eigenvalues.csv of a result with k components: its header and row count
+/// checked, the eigenvalues and explained-variance ratios appended.
+void read_eigenvalues(const fs::path& dir, int k, std::vector<double>& values,
+                      std::vector<double>& ratios);
+
+/// run.json of a result, parsed (a test failure and null if it does not parse).
+Json read_run_json(const fs::path& dir);
+
 // ---------------------------------------------------------------------------
 // Independent references
 // ---------------------------------------------------------------------------

@@ -118,19 +118,8 @@ PcaOutput read_pca_output(const fs::path& dir, std::size_t n, std::size_t d, int
   EXPECT_EQ(axes.header, concat({"component"}, features));
   EXPECT_EQ(axes.data.cols, d);
   out.components = axes.data;
-  const Csv eig = read_result_csv(dir / "eigenvalues.csv");
-  EXPECT_EQ(eig.header, (std::vector<std::string>{"eigenvalue", "explained_variance_ratio"}));
-  EXPECT_EQ(eig.data.rows, static_cast<std::size_t>(k));
-  for (std::size_t j = 0; j < eig.data.rows && eig.data.cols == 2; ++j) {
-    out.eigenvalues.push_back(eig.data(j, 0));
-    out.ratios.push_back(eig.data(j, 1));
-  }
-  try {
-    out.report = Json::parse(read_file(dir / "run.json"));
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << dir / "run.json"
-                  << " does not parse: " << e.what();
-  }
+  read_eigenvalues(dir, k, out.eigenvalues, out.ratios);
+  out.report = read_run_json(dir);
   return out;
 }
 

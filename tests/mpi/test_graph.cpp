@@ -76,6 +76,23 @@ std::unique_ptr<io::MatrixFile> write_points(const Comm& comm, const std::string
   return io::open_matrix_file(comm, test::write_bin(comm, dir, name + ".bin", x), {n, d});
 }
 
+// All-pairs shortest path lengths of g (n vertices) by Floyd-Warshall, row
+// major; infinity between vertices that no path joins.
+std::vector<double> floyd_warshall(const graph::Graph& g, int n) {
+  std::vector<double> fw(std::size_t(n) * n, std::numeric_limits<double>::infinity());
+  for (int i = 0; i < n; ++i) fw[std::size_t(i) * n + i] = 0;
+  for (int i = 0; i < n; ++i)
+    for (auto t = g.offsets[i]; t < g.offsets[i + 1]; ++t)
+      fw[std::size_t(i) * n + g.targets[t]] =
+          std::min(fw[std::size_t(i) * n + g.targets[t]], g.weights[t]);
+  for (int m = 0; m < n; ++m)
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j)
+        fw[std::size_t(i) * n + j] = std::min(
+            fw[std::size_t(i) * n + j], fw[std::size_t(i) * n + m] + fw[std::size_t(m) * n + j]);
+  return fw;
+}
+
 }  // namespace
 
 TEST(NeighborGraph, KnnMatchesBruteForceWithTiesByIndex) {
@@ -142,18 +159,7 @@ TEST(GeodesicDistances, DijkstraMatchesFloydWarshallOnEveryGrid) {
       offsets.push_back(static_cast<std::int64_t>(lists.size()));
     }
     const auto g = graph::symmetrize(n, offsets, lists);
-    const double inf = std::numeric_limits<double>::infinity();
-    std::vector<double> fw(std::size_t(n) * n, inf);
-    for (int i = 0; i < n; ++i) fw[std::size_t(i) * n + i] = 0;
-    for (int i = 0; i < n; ++i)
-      for (auto t = g.offsets[i]; t < g.offsets[i + 1]; ++t)
-        fw[std::size_t(i) * n + g.targets[t]] =
-            std::min(fw[std::size_t(i) * n + g.targets[t]], g.weights[t]);
-    for (int m = 0; m < n; ++m)
-      for (int i = 0; i < n; ++i)
-        for (int j = 0; j < n; ++j)
-          fw[std::size_t(i) * n + j] = std::min(
-              fw[std::size_t(i) * n + j], fw[std::size_t(i) * n + m] + fw[std::size_t(m) * n + j]);
+    const std::vector<double> fw = floyd_warshall(g, n);
     for (auto [p, q] : test::grid_shapes(comm.size())) {
       BlacsGrid grid(comm, p, q);
       DistMatrix geo(grid, n, n, 4, 4);
@@ -199,18 +205,7 @@ TEST(GeodesicDistances, RenumberedSearchMatchesFloydWarshallAndTheBinaryHeap) {
       offsets.push_back(static_cast<std::int64_t>(lists.size()));
     }
     const auto g = graph::symmetrize(n, offsets, lists);
-    const double inf = std::numeric_limits<double>::infinity();
-    std::vector<double> fw(std::size_t(n) * n, inf);
-    for (int i = 0; i < n; ++i) fw[std::size_t(i) * n + i] = 0;
-    for (int i = 0; i < n; ++i)
-      for (auto t = g.offsets[i]; t < g.offsets[i + 1]; ++t)
-        fw[std::size_t(i) * n + g.targets[t]] =
-            std::min(fw[std::size_t(i) * n + g.targets[t]], g.weights[t]);
-    for (int m = 0; m < n; ++m)
-      for (int i = 0; i < n; ++i)
-        for (int j = 0; j < n; ++j)
-          fw[std::size_t(i) * n + j] = std::min(
-              fw[std::size_t(i) * n + j], fw[std::size_t(i) * n + m] + fw[std::size_t(m) * n + j]);
+    const std::vector<double> fw = floyd_warshall(g, n);
     graph::GeodesicSearch search(g);
     std::vector<double> reference;
     double worst = 0;
