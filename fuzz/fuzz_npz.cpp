@@ -100,14 +100,18 @@ void fuzz_npz(const std::string& path) {
   const std::int64_t rows = npz->rows(), cols = npz->cols(), entries = npz->entries();
   const std::vector<std::int64_t> indptr = npz->indptr();
   kembed::fuzz::check_indptr(rows, cols, indptr, entries);
-  std::vector<std::int64_t> columns;
-  std::vector<double> values;
+  kembed::io::RawCsrRows all;
+  all.cols = cols;
   try {
     // Deflated data after the checked headers, or a CRC-32, may still be bad.
-    npz->read_entries(0, entries, columns, values);
+    npz->read_entries(0, entries, all);
   } catch (const kembed::Error&) {
     return;
   }
+  // Narrowed columns, widened back: an index outside [0, cols) reads -1,
+  // still outside, which is all the checks below ask of it.
+  const std::vector<std::int64_t> columns(all.columns.begin(), all.columns.end());
+  const std::vector<double>& values = all.values;
   require(static_cast<std::int64_t>(columns.size()) == entries && static_cast<std::int64_t>(values.size()) == entries);
   // Each rank's slice as the reader reads it (skipping the entries before
   // it): the same entries, and no error once the whole members were read.
@@ -116,10 +120,13 @@ void fuzz_npz(const std::string& path) {
     for (int r = 0; r < parts; ++r) {
       const std::int64_t first = indptr[static_cast<std::size_t>(split[static_cast<std::size_t>(r)])];
       const std::int64_t end = indptr[static_cast<std::size_t>(split[static_cast<std::size_t>(r) + 1])];
-      std::vector<std::int64_t> c;
-      std::vector<double> v;
-      npz->read_entries(first, end - first, c, v);
-      require(std::equal(c.begin(), c.end(), columns.begin() + first, columns.begin() + end));
+      kembed::io::RawCsrRows part;
+      part.cols = cols;
+      npz->read_entries(first, end - first, part);
+      const std::vector<std::int32_t>& c = part.columns;
+      const std::vector<double>& v = part.values;
+      require(c.size() == static_cast<std::size_t>(end - first) && v.size() == c.size());
+      require(std::equal(c.begin(), c.end(), all.columns.begin() + first, all.columns.begin() + end));
       require(std::equal(v.begin(), v.end(), values.begin() + first, values.begin() + end,
                          [](double a, double b) { return a == b || (a != a && b != b); }));
     }

@@ -1,6 +1,7 @@
 #pragma once
 /// @file Private: a rank's rows of a sparse matrix as a file stores them
 /// (any column order, repeated columns), put into CsrRows' canonical form.
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -14,8 +15,16 @@ struct RawCsrRows {
   std::int64_t rows = 0, cols = 0;  ///< the matrix's shape
   std::int64_t first_row = 0;       ///< global index of local row 0
   std::vector<std::int64_t> offsets{0};  ///< local row i: entries [offsets[i], offsets[i+1])
-  std::vector<std::int64_t> columns;     ///< as stored, 0-based, not yet checked
-  std::vector<double> values;            ///< not yet checked
+  /// 0-based, narrowed as they are read (append_columns) so that no reader
+  /// holds a second, wider copy; -1 marks a stored index outside [0, cols).
+  std::vector<std::int32_t> columns;
+  std::vector<double> values;  ///< not yet checked
+  std::int64_t first_bad_entry = -1;  ///< local entry of the first index outside [0, cols)
+  std::int64_t first_bad_column = 0;  ///< that index as stored, for the message
+
+  /// Appends stored column indices (`cols` must be set), each narrowed to
+  /// int32, or -1 where it lies outside [0, cols).
+  void append_columns(const std::int64_t* stored, std::size_t count);
 };
 
 /// How messages name an entry: "<indices>[k] (row r): ..." and
@@ -33,7 +42,9 @@ struct EntryNames {
 /// Serial: checks every column (0 <= c < cols) and value (finite), then sorts
 /// each row by column and sums the repeats in file order, as scipy's
 /// sum_duplicates does (explicit zeros are kept). Throws kembed::Error naming
-/// the first bad entry, or a repeated column whose sum is not finite.
+/// the first bad entry, or a repeated column whose sum is not finite. Works
+/// in place: the result owns `raw`'s arrays, with at most one row copied
+/// aside at a time.
 CsrRows canonical_rows(RawCsrRows raw, const EntryNames& names);
 
 }  // namespace kembed::io

@@ -278,16 +278,26 @@ CsrRows read_h5ad_csr(const std::string& path, const std::string& dataset, const
   indptr = {};
   std::string error;
   collectively(comm, [&] {
-    raw.columns.resize(static_cast<std::size_t>(count));
+    raw.columns.reserve(static_cast<std::size_t>(count));
     raw.values.resize(static_cast<std::size_t>(count));
   });
   // An empty matrix reads nothing (its datasets may never have been written).
   if (layout.entries > 0) {
-    std::int64_t none = 0;
     double none_value = 0;
-    if (!h5ad_read_slice(file.get(), group + "/indices", H5T_NATIVE_INT64, first, count, collective_read,
-                         count ? static_cast<void*>(raw.columns.data()) : &none))
-      error = path + ": " + group + "/indices cannot be read (damaged file?)";
+    // The indices in bounded chunks, each narrowed as it arrives, so that no
+    // rank holds a 64-bit copy of its columns; every rank enters the same
+    // number of (collective) reads, the last ones empty where it has less.
+    constexpr std::int64_t chunk = std::int64_t{1} << 20;
+    const long long rounds = comm.max(static_cast<long long>((count + chunk - 1) / chunk));
+    std::vector<std::int64_t> stored(static_cast<std::size_t>(std::min(count, chunk)));
+    std::int64_t none = 0;
+    for (long long r = 0; r < rounds; ++r) {
+      const std::int64_t at = std::min<std::int64_t>(count, r * chunk), length = std::min(chunk, count - at);
+      if (!h5ad_read_slice(file.get(), group + "/indices", H5T_NATIVE_INT64, first + at, length, collective_read,
+                           length ? static_cast<void*>(stored.data()) : &none))
+        error = path + ": " + group + "/indices cannot be read (damaged file?)";
+      if (error.empty()) raw.append_columns(stored.data(), static_cast<std::size_t>(length));
+    }
     if (!h5ad_read_slice(file.get(), group + "/data", H5T_NATIVE_DOUBLE, first, count, collective_read,
                          count ? static_cast<void*>(raw.values.data()) : &none_value) && error.empty())
       error = path + ": " + group + "/data cannot be read (damaged file?)";

@@ -182,7 +182,7 @@ MtxMatrix parse_mtx(std::string_view text, const std::string& path, std::int64_t
   m.values.resize(static_cast<std::size_t>(count.back()));
   const auto put = [&](std::int64_t r, std::int64_t c, double v) {
     const auto k = static_cast<std::size_t>(count[static_cast<std::size_t>(r)]++);
-    m.columns[k] = c;
+    m.columns[k] = static_cast<std::int32_t>(c);
     m.values[k] = v;
   };
   for (std::size_t k = 0; k < row_of.size(); ++k) {

@@ -15,7 +15,7 @@ namespace kembed::io {
 struct MtxMatrix {
   std::int64_t rows = 0, cols = 0;
   std::vector<std::int64_t> indptr{0};  ///< rows + 1 values, from 0 to the entry count
-  std::vector<std::int64_t> columns;    ///< 0-based, each in [0, cols)
+  std::vector<std::int32_t> columns;    ///< 0-based, each in [0, cols) (cols < 2^31)
   std::vector<double> values;           ///< finite; 1 for a pattern file
 };
 

@@ -131,6 +131,21 @@ class NpzMember {
     }
   }
 
+  /// The next `count` elements as column indices, narrowed into `raw` one
+  /// bounded chunk at a time (never a wide copy of them all).
+  void read_columns(std::int64_t count, const NpzElement& t, RawCsrRows& raw) {
+    std::vector<std::int64_t> chunk;
+    raw.columns.reserve(raw.columns.size() + static_cast<std::size_t>(count));
+    const std::int64_t per_chunk = std::max<std::int64_t>(1, npz_chunk_bytes / t.size);
+    while (count > 0) {
+      const std::int64_t n = std::min(count, per_chunk);
+      chunk.clear();
+      read(n, t, chunk);
+      raw.append_columns(chunk.data(), chunk.size());
+      count -= n;
+    }
+  }
+
   /// Bytes of the member's data not read yet.
   std::int64_t left() const { return reader_.left(); }
 
@@ -232,16 +247,15 @@ NpzCsrArchive::NpzCsrArchive(const std::string& path) : zip_(npz_little_endian_h
   if (!bad.empty()) throw Error(bad);
 }
 
-void NpzCsrArchive::read_entries(std::int64_t first, std::int64_t count, std::vector<std::int64_t>& columns,
-                                 std::vector<double>& values) const {
+void NpzCsrArchive::read_entries(std::int64_t first, std::int64_t count, RawCsrRows& raw) const {
   {
     NpzMember indices(zip_, npz_member(zip_, "indices.npy"));
     indices.skip(first, index_type_);
-    indices.read(count, index_type_, columns);
+    indices.read_columns(count, index_type_, raw);
   }
   NpzMember data(zip_, npz_member(zip_, "data.npy"));
   data.skip(first, data_type_);
-  data.read(count, data_type_, values);
+  data.read(count, data_type_, raw.values);
 }
 
 }  // namespace kembed::io

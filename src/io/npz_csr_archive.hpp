@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "io/csr_canonical.hpp"
 #include "io/zip_archive.hpp"
 
 namespace kembed::io {
@@ -36,11 +37,11 @@ class NpzCsrArchive {
   const std::vector<std::int64_t>& indptr() const { return indptr_; }
   /// Hands indptr over (the reader frees it once its rows are known).
   std::vector<std::int64_t> take_indptr() { return std::move(indptr_); }
-  /// Appends the entries [first, first + count) of indices.npy to `columns`
-  /// and of data.npy to `values`, converted to int64 and double, unchecked.
+  /// Appends the entries [first, first + count) of indices.npy to
+  /// `raw.columns` (narrowed by RawCsrRows::append_columns, so `raw.cols`
+  /// must be set) and of data.npy to `raw.values` (as double), unchecked.
   /// @pre 0 <= first, first + count <= entries()
-  void read_entries(std::int64_t first, std::int64_t count, std::vector<std::int64_t>& columns,
-                    std::vector<double>& values) const;
+  void read_entries(std::int64_t first, std::int64_t count, RawCsrRows& raw) const;
 
  private:
   ZipArchive zip_;

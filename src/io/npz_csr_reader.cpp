@@ -34,7 +34,7 @@ CsrRows read_npz_csr(const std::string& path, const Comm& comm) {
   indptr = {};
   CsrRows out;
   collectively(comm, [&] {
-    archive->read_entries(first, count, raw.columns, raw.values);
+    archive->read_entries(first, count, raw);
     EntryNames names;
     names.file = path;
     names.indices = path + ": indices.npy";

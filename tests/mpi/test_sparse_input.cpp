@@ -129,6 +129,9 @@ def npz(name, indices=A.indices, indptr=A.indptr, data=A.data, shape=A.shape):
     np.savez_compressed(name, indices=indices, indptr=indptr, format=b'csr', shape=np.array(shape), data=data)
 bad = A.indices.copy(); bad[7] = D.shape[1]
 npz('badcol.npz', indices=bad)
+# 2^32 + 3: an index that a 32-bit cast would read as column 3.
+huge = A.indices.astype(np.int64); huge[7] = 2**32 + 3
+npz('hugecol.npz', indices=huge)
 nan = A.data.copy(); nan[11] = np.nan
 npz('nan.npz', data=nan)
 last = A.data.copy(); last[-1] = np.inf   # in the last rank's rows only
@@ -176,6 +179,7 @@ with h5py.File('cells.h5ad', 'w') as f:
     del f['layers/badptr/data'], f['layers/badptr/indices']
     f['layers/badptr/data'] = A.data; f['layers/badptr/indices'] = A.indices
     g = f.create_group('layers/badcol'); csr(g, A); del g['indices']; g['indices'] = bad
+    g = f.create_group('layers/hugecol'); csr(g, A); del g['indices']; g['indices'] = huge
     late = A.indices.copy(); late[-1] = -1   # in the last rank's rows only
     g = f.create_group('layers/badlast'); csr(g, A); del g['indices']; g['indices'] = late
     g = f.create_group('layers/noshape'); csr(g, A); del g.attrs['shape']
@@ -417,6 +421,11 @@ TEST(SparseInput, NpzErrors) {
   const std::string bad = caught([&] { read_csr(dir + "/badcol.npz", "", comm); });
   EXPECT_NE(bad.find(dir + "/badcol.npz: indices.npy[7] (row "), std::string::npos) << bad;
   EXPECT_NE(bad.find("): column 9 is outside 0..8"), std::string::npos) << bad;
+  // Columns are narrowed to 32 bits as they are read: an index beyond that
+  // range is named as stored, never wrapped into range.
+  const std::string huge = caught([&] { read_csr(dir + "/hugecol.npz", "", comm); });
+  EXPECT_NE(huge.find(dir + "/hugecol.npz: indices.npy[7] (row "), std::string::npos) << huge;
+  EXPECT_NE(huge.find("): column 4294967299 is outside 0..8"), std::string::npos) << huge;
   const std::string nan = caught([&] { read_csr(dir + "/nan.npz", "", comm); });
   EXPECT_NE(nan.find(dir + "/nan.npz: data.npy[11] (row "), std::string::npos) << nan;
   EXPECT_NE(nan.find("): non-finite value (nan)"), std::string::npos) << nan;
@@ -484,6 +493,9 @@ TEST(SparseInput, H5adErrors) {
   expect_error(comm, file, "/layers/dense", file + ": /layers/dense is a dense dataset, not a sparse matrix; read it through kembed's dense HDF5 reader (--dataset /layers/dense)");
   expect_error(comm, file, "/layers/badptr", file + ": /layers/badptr/indptr: decreases at position 11");
   expect_error(comm, file, "/layers/badcol", file + ": /layers/badcol/indices[7] (row ");
+  const std::string huge = caught([&] { read_csr(file, "/layers/hugecol", comm); });
+  EXPECT_NE(huge.find(file + ": /layers/hugecol/indices[7] (row "), std::string::npos) << huge;
+  EXPECT_NE(huge.find("): column 4294967299 is outside 0..8"), std::string::npos) << huge;
   {
     const std::vector<double> a = dense_fixture();
     const auto last = static_cast<std::int64_t>(a.rend() - std::find_if(a.rbegin(), a.rend(), [](double v) { return v != 0; })) - 1;
