@@ -47,14 +47,23 @@ void Run::write(const std::string& name, const std::function<std::string()>& con
   });
 }
 
+void Run::write_streamed(const std::string& name,
+                         const std::function<void(const io::TextSink&)>& produce) {
+  stage();
+  on_root([&] {
+    out_->write(name, produce);
+    written_.push_back(name);
+  });
+}
+
 void Run::write_rows(const std::string& name, const std::vector<std::string>& headers,
                      const std::vector<double>& values) {
   const TableFormat format = output_.table_format;
   if (format == TableFormat::csv) {
-    write(name, [&] {
+    write_streamed(name, [&](const io::TextSink& sink) {
       const std::vector<std::string> ids = input_.row_ids();
-      if (ids.empty()) return io::format_csv(headers, values);
-      return io::format_csv(headers, values, id_header_, ids);
+      if (ids.empty()) return io::write_csv(sink, headers, values);
+      io::write_csv(sink, headers, values, id_header_, ids);
     });
     return;
   }

@@ -9,50 +9,73 @@ namespace kembed::io {
 
 namespace {
 
-/// Appends `values` (rows x cols, row-major) as CSV lines, each led by
-/// `ids[i]` when ids are given. Numbers go straight into the string's
-/// storage: formatting, not allocation, is what a large table costs.
-void append_rows(std::string& out, const std::vector<double>& values, std::size_t cols,
-                 const std::vector<std::string>* ids) {
-  std::size_t at = out.size();
-  // Grows the string geometrically; `at` marks the end of what is written.
-  const auto room = [&](std::size_t need) {
-    if (out.size() < at + need) out.resize(std::max(at + need, 2 * out.size()));
+constexpr std::size_t kPieceBytes = std::size_t{1} << 20;
+
+/// Hands `values` (rows x cols, row-major) as CSV lines, each led by
+/// `ids[i]` when ids are given, to `sink` in pieces of about kPieceBytes.
+/// Numbers go straight into the piece's storage: formatting, not
+/// allocation, is what a large table costs.
+void write_rows(const TextSink& sink, const std::vector<double>& values, std::size_t cols,
+                const std::vector<std::string>* ids) {
+  std::string piece(kPieceBytes + 2 * (kMaxDoubleChars + 1), '\0');
+  std::size_t at = 0;
+  const auto flush = [&] {
+    sink(std::string_view(piece.data(), at));
+    at = 0;
   };
-  room(values.size() * 20);
   for (std::size_t i = 0; i < values.size(); ++i) {
     if (ids && i % cols == 0) {
       const std::string field = csv_field((*ids)[i / cols]) + ',';
-      room(field.size());
-      at = field.copy(&out[at], field.size()) + at;
+      if (at + field.size() > piece.size()) flush();
+      if (field.size() > piece.size()) {
+        sink(field);
+      } else {
+        at = field.copy(&piece[at], field.size()) + at;
+      }
     }
-    room(kMaxDoubleChars + 1);
-    char* end = format_double(&out[at], values[i]);
+    if (at + kMaxDoubleChars + 1 > piece.size()) flush();
+    char* end = format_double(&piece[at], values[i]);
     *end++ = (i + 1) % cols == 0 ? '\n' : ',';
-    at = static_cast<std::size_t>(end - out.data());
+    at = static_cast<std::size_t>(end - piece.data());
+    if (at >= kPieceBytes) flush();
   }
-  out.resize(at);
+  if (at > 0) flush();
 }
 
 }  // namespace
 
+void write_csv(const TextSink& sink, const std::vector<std::string>& header,
+               const std::vector<double>& values) {
+  std::string head;
+  for (std::size_t j = 0; j < header.size(); ++j) head += (j ? "," : "") + header[j];
+  head += '\n';
+  sink(head);
+  write_rows(sink, values, header.size(), nullptr);
+}
+
+void write_csv(const TextSink& sink, const std::vector<std::string>& header,
+               const std::vector<double>& values, const std::string& ids_header,
+               const std::vector<std::string>& ids) {
+  if (header.empty() || values.size() != ids.size() * header.size())
+    throw Error("format_csv: " + std::to_string(ids.size()) + " row ids for " + std::to_string(values.size()) +
+                " values in " + std::to_string(header.size()) + " columns");
+  std::string head = csv_field(ids_header);
+  for (const std::string& name : header) head += ',' + csv_field(name);
+  head += '\n';
+  sink(head);
+  write_rows(sink, values, header.size(), &ids);
+}
+
 std::string format_csv(const std::vector<std::string>& header, const std::vector<double>& values) {
   std::string out;
-  for (std::size_t j = 0; j < header.size(); ++j) out += (j ? "," : "") + header[j];
-  out += '\n';
-  append_rows(out, values, header.size(), nullptr);
+  write_csv([&](std::string_view piece) { out.append(piece); }, header, values);
   return out;
 }
 
 std::string format_csv(const std::vector<std::string>& header, const std::vector<double>& values,
                        const std::string& ids_header, const std::vector<std::string>& ids) {
-  if (header.empty() || values.size() != ids.size() * header.size())
-    throw Error("format_csv: " + std::to_string(ids.size()) + " row ids for " + std::to_string(values.size()) +
-                " values in " + std::to_string(header.size()) + " columns");
-  std::string out = csv_field(ids_header);
-  for (const std::string& name : header) out += ',' + csv_field(name);
-  out += '\n';
-  append_rows(out, values, header.size(), &ids);
+  std::string out;
+  write_csv([&](std::string_view piece) { out.append(piece); }, header, values, ids_header, ids);
   return out;
 }
 

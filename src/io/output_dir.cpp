@@ -64,24 +64,36 @@ std::string hostname() {
   return name;
 }
 
-void write_whole_file(const std::string& target, const std::string& contents) {
+/// A new file `target` holding the pieces that `produce` hands over, synced.
+void write_new_file(const std::string& target, const std::function<void(const TextSink&)>& produce) {
   const int fd = ::open(target.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0644);
   if (fd < 0) throw Error("cannot write '" + target + "': " + std::strerror(errno));
-  std::size_t done = 0;
-  while (done < contents.size()) {
-    const ssize_t w = ::write(fd, contents.data() + done, contents.size() - done);
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      const int saved = errno;
-      ::close(fd);
-      throw Error("cannot write '" + target + "': " + std::strerror(saved));
+  struct Closer {
+    int fd;
+    ~Closer() {
+      if (fd >= 0) ::close(fd);
     }
-    done += static_cast<std::size_t>(w);
-  }
+  } open_file{fd};
+  produce([&](std::string_view piece) {
+    std::size_t done = 0;
+    while (done < piece.size()) {
+      const ssize_t w = ::write(fd, piece.data() + done, piece.size() - done);
+      if (w < 0) {
+        if (errno == EINTR) continue;
+        throw Error("cannot write '" + target + "': " + std::strerror(errno));
+      }
+      done += static_cast<std::size_t>(w);
+    }
+  });
   const bool synced = ::fsync(fd) == 0;
   const int saved = errno;
+  open_file.fd = -1;
   if (::close(fd) != 0 || !synced)
     throw Error("cannot write '" + target + "': " + std::strerror(synced ? errno : saved));
+}
+
+void write_whole_file(const std::string& target, const std::string& contents) {
+  write_new_file(target, [&](const TextSink& sink) { sink(contents); });
 }
 
 void sync_path(const std::string& path, int flags) {
@@ -252,9 +264,13 @@ std::string OutputDir::file(const std::string& name) const {
 }
 
 void OutputDir::write(const std::string& name, const std::string& contents) const {
+  write(name, [&](const TextSink& sink) { sink(contents); });
+}
+
+void OutputDir::write(const std::string& name, const std::function<void(const TextSink&)>& produce) const {
   const std::string target = file(name);
   fs::remove(target);  // a file this run staged earlier under the same name
-  write_whole_file(target, contents);
+  write_new_file(target, produce);
 }
 
 void OutputDir::commit() {

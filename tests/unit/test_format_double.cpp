@@ -8,6 +8,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kembed/io/csv_writer.hpp"
@@ -108,4 +109,48 @@ TEST(FormatDouble, CsvTableReadsBackExactly) {
 
   const std::string with_ids = kembed::io::format_csv({"x"}, {0.1, -0.0}, "id", {"a,b", "c"});
   EXPECT_EQ(with_ids, "id,x\n\"a,b\",0.1\nc,-0\n");
+}
+
+// A table of several MiB reaches the sink in pieces of about 1 MiB (an id
+// longer than that in a piece of its own), and the pieces joined read back
+// as the table: every id and every double exactly.
+TEST(FormatDouble, CsvStreamsInBoundedPieces) {
+  const std::size_t rows = 200000, cols = 3, long_id_row = 5;
+  std::vector<double> values(rows * cols);
+  std::vector<std::string> ids(rows);
+  for (std::size_t i = 0; i < rows; ++i) {
+    ids[i] = "r" + std::to_string(i);
+    for (std::size_t j = 0; j < cols; ++j) values[i * cols + j] = 0.1 * double(i) - double(j) / 3;
+  }
+  ids[long_id_row] = std::string(3 << 20, 'x');
+  std::string text;
+  std::vector<std::size_t> pieces;
+  kembed::io::write_csv(
+      [&](std::string_view piece) {
+        pieces.push_back(piece.size());
+        text.append(piece);
+      },
+      {"a", "b", "c"}, values, "id", ids);
+  ASSERT_GT(pieces.size(), 8u);
+  int oversized = 0;
+  for (std::size_t size : pieces)
+    if (size > (std::size_t{1} << 20) + 64) {
+      ++oversized;
+      EXPECT_EQ(size, ids[long_id_row].size() + 1);  // the id and its comma
+    }
+  EXPECT_EQ(oversized, 1);
+  std::size_t at = text.find('\n') + 1;
+  ASSERT_EQ(text.substr(0, at), "id,a,b,c\n");
+  for (std::size_t i = 0; i < rows; ++i) {
+    const std::size_t comma = text.find(',', at);
+    ASSERT_EQ(text.substr(at, comma - at), ids[i]) << i;
+    at = comma + 1;
+    for (std::size_t j = 0; j < cols; ++j) {
+      const std::size_t end = text.find_first_of(",\n", at);
+      ASSERT_TRUE(same_bits(parse(text.substr(at, end - at)), values[i * cols + j])) << i << "," << j;
+      ASSERT_EQ(text[end], j + 1 == cols ? '\n' : ',');
+      at = end + 1;
+    }
+  }
+  EXPECT_EQ(at, text.size());
 }

@@ -14,6 +14,7 @@
 #include "kembed/app/run_report.hpp"
 #include "kembed/core/error.hpp"
 #include "kembed/core/phase_timer.hpp"
+#include "kembed/io/text_sink.hpp"
 #include "kembed/io/matrix_file.hpp"
 #include "kembed/io/output_dir.hpp"
 #include "kembed/linalg/blacs_grid.hpp"
@@ -53,6 +54,10 @@ class Run {
   /// Collective: writes a file into the staging directory (created on first
   /// use); `contents` runs on rank 0 only.
   void write(const std::string& name, const std::function<std::string()>& contents);
+  /// Collective: the same with the contents handed to the file in pieces
+  /// (large tables are never held as one string); `produce` runs on rank 0.
+  void write_streamed(const std::string& name,
+                      const std::function<void(const io::TextSink&)>& produce);
   /// Collective: a table of one row per input row (row-major `values` on
   /// rank 0) in --output-format: `name` as CSV led by the input's row ids
   /// when it has them (--id-column); or its stem + ".npy" (n x k float64) or

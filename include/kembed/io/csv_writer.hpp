@@ -3,7 +3,18 @@
 #include <string>
 #include <vector>
 
+#include "kembed/io/text_sink.hpp"
+
 namespace kembed::io {
+
+/// The CSV text of format_csv below, handed to `sink` in pieces of about
+/// 1 MiB: a large table is never held as one string.
+void write_csv(const TextSink& sink, const std::vector<std::string>& header,
+               const std::vector<double>& values);
+/// The same with a first column of row ids (see format_csv).
+void write_csv(const TextSink& sink, const std::vector<std::string>& header,
+               const std::vector<double>& values, const std::string& ids_header,
+               const std::vector<std::string>& ids);
 
 /// A header line with the given column names, then `rows` lines of the
 /// row-major `values` (rows x header.size()), each value in the shortest

@@ -12,8 +12,11 @@
 ///   and any DIR that is, contains or lies inside a path the run reads.
 /// - Staging happens in a hidden sibling whose name has a fixed length
 ///   (".kembed-tmp-<hash>-<pid>"), so any legal DIR name works.
+#include <functional>
 #include <string>
 #include <vector>
+
+#include "kembed/io/text_sink.hpp"
 
 namespace kembed::io {
 
@@ -43,6 +46,9 @@ class OutputDir {
   std::string file(const std::string& name) const;
   /// Writes `contents` to `name` in the staging directory and fsyncs it.
   void write(const std::string& name, const std::string& contents) const;
+  /// The same with the contents handed over in pieces by `produce`, so that
+  /// a large file is never held whole.
+  void write(const std::string& name, const std::function<void(const TextSink&)>& produce) const;
   /// Makes the staged files the result: writes the marker, syncs, swaps the
   /// staging directory with an earlier result or empty directory (atomic
   /// rename) and removes that. Throws if DIR changed since the check into
