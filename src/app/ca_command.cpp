@@ -93,7 +93,7 @@ ProblemShape ca_shape(const io::MatrixFile& file, const CaSettings& settings, Ca
   if (const auto* sparse = sparse_table(file, settings, table))
     return sparse_problem_shape(file.rows(), file.cols(), sparse->stored_entries(),
                                 settings.components, nprow, npcol, settings.block_size,
-                                sparse->busiest_entries());
+                                SparseMethod::ca, sparse->busiest_entries());
   return ca_problem_shape(file.rows(), file.cols(), settings, nprow, npcol);
 }
 
@@ -106,8 +106,8 @@ std::vector<std::string> labels_or_indices(std::vector<std::string> names, std::
 }
 
 // Rank 0: rows.csv / columns.csv: one line per point that was not dropped.
-std::string points_csv(const char* label_header, const CaPoints& p,
-                       const std::vector<std::string>& labels, int k) {
+void points_csv(const io::TextSink& sink, const char* label_header, const CaPoints& p,
+                const std::vector<std::string>& labels, int k) {
   std::vector<std::string> header = {"mass", "distance", "inertia", "quality"};
   for (const char* prefix : {"std", "pc", "ctr", "cos2_"})
     for (const auto& name : io::numbered_columns(prefix, k)) header.push_back(name);
@@ -127,7 +127,7 @@ std::string points_csv(const char* label_header, const CaPoints& p,
     for (const auto* a : {&p.standard, &p.principal, &p.contribution, &p.cos2})
       for (int t = 0; t < k; ++t) values.push_back((*a)[i * std::size_t(k) + std::size_t(t)]);
   }
-  return io::format_csv(header, values, label_header, ids);
+  io::write_csv(sink, header, values, label_header, ids);
 }
 
 std::string inertias_csv(const CaResult& r) {
@@ -245,8 +245,12 @@ CaFit fit_and_write(Run& run, const SolveOptions& solve, CaSettings settings, Ca
     col_labels = labels_or_indices(col_names, cols);
   }
   run.write("inertias.csv", [&] { return inertias_csv(r); });
-  run.write("rows.csv", [&] { return points_csv("row", r.row_points, row_labels, r.k); });
-  run.write("columns.csv", [&] { return points_csv("column", r.col_points, col_labels, r.k); });
+  run.write_streamed("rows.csv", [&](const io::TextSink& sink) {
+    points_csv(sink, "row", r.row_points, row_labels, r.k);
+  });
+  run.write_streamed("columns.csv", [&](const io::TextSink& sink) {
+    points_csv(sink, "column", r.col_points, col_labels, r.k);
+  });
   run.timer().start("model");
   save_model(run, r);
 

@@ -157,10 +157,11 @@ std::string stored_entries_fingerprint(const io::CsrRows& x, const Comm& comm) {
 ProblemShape sparse_shape(const io::SparseMatrixInput& input, int k, const BlacsGrid& grid,
                           int block_size) {
   return sparse_problem_shape(input.rows(), input.cols(), input.stored_entries(), k,
-                              grid.nprow(), grid.npcol(), block_size, input.busiest_entries());
+                              grid.nprow(), grid.npcol(), block_size, SparseMethod::pca,
+                              input.busiest_entries());
 }
 
-SparseFit fit_sparse(Run& run, const io::SparseMatrixInput& input, const PcaSettings& settings,
+SparseFit fit_sparse(Run& run, io::SparseMatrixInput& input, const PcaSettings& settings,
                      bool center) {
   const std::string& path = input.path();
   if (settings.variance > 0)
@@ -183,16 +184,24 @@ SparseFit fit_sparse(Run& run, const io::SparseMatrixInput& input, const PcaSett
   const MemoryCheck memory =
       check_memory(sparse_shape(input, settings.components, run.grid(), settings.block_size),
                    settings.max_memory_per_rank, run.world());
-  SparsePcaResult f = fit_sparse_pca(input.csr(), run.grid(), s, path, run.timer());
   SparseFit fit;
   PcaResult& r = fit.result;
+  r.data_fingerprint = stored_entries_fingerprint(input.csr(), run.world());
+  fit.stored_entries = run.world().sum(static_cast<long long>(input.csr().nonzeros()));
+  SparsePcaResult f = fit_sparse_pca(input.csr(), run.grid(), s, path, run.timer());
+  // The rows are no longer needed: freed before the scores are gathered on
+  // rank 0, so that rank never holds both (the memory plan counts the larger).
+  input.release_rows();
+  run.timer().start("project");
+  fit.embedding = run.world().gatherv(f.scores);
+  f.scores = {};
+  run.timer().stop();
   r.estimated_peak_bytes = memory.estimate;
   r.memory_limit_bytes = memory.limit;
   r.n = f.n;
   r.d = f.d;
   r.k = f.k;
   r.route = PcaRoute::covariance;
-  r.data_fingerprint = stored_entries_fingerprint(input.csr(), run.world());
   // The model projects (Y - mean) / scale: without centering the mean is 0.
   r.mean = center ? f.mean : std::vector<double>(f.mean.size(), 0.0);
   r.scale = std::move(f.scale);
@@ -206,9 +215,7 @@ SparseFit fit_sparse(Run& run, const io::SparseMatrixInput& input, const PcaSett
   r.iterations = f.iterations;
   r.matvecs = f.matvecs;
   r.components = std::move(f.components);
-  fit.embedding = std::move(f.embedding);
   fit.singular_values = std::move(f.singular_values);
-  fit.stored_entries = run.world().sum(static_cast<long long>(input.csr().nonzeros()));
   return fit;
 }
 
@@ -254,7 +261,7 @@ void run_pca(const po::variables_map& vm, const Comm& world) {
     const std::int64_t n = run.input().rows(), d = run.input().cols();
     // Decided here, once: sparse input takes the operator path, dense input
     // the stored covariance or Gram matrix.
-    const auto* sparse = dynamic_cast<const io::SparseMatrixInput*>(&run.input());
+    auto* sparse = dynamic_cast<io::SparseMatrixInput*>(&run.input());
     if (!sparse && !pca.center)
       throw Error("--no-center (truncated SVD) is for sparse input (.h5ad, .npz, .mtx): " +
                   run.input().path() + " is dense");

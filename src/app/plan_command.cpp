@@ -246,7 +246,8 @@ void plan_sparse(const po::variables_map& vm, const Comm& world, const std::stri
   }
   const std::pair<int, int> grid = layout.shape(ranks, preference);
   const ProblemShape shape =
-      sparse_problem_shape(n, d, entries, k, grid.first, grid.second, layout.block_size);
+      sparse_problem_shape(n, d, entries, k, grid.first, grid.second, layout.block_size,
+                           method == "pca" ? SparseMethod::pca : SparseMethod::ca);
   say(world, false, describe_plan("kembed plan " + method, shape, ranks, available, extra));
 }
 

@@ -1,6 +1,7 @@
 #include "kembed/io/sparse_matrix_input.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "kembed/io/sparse_matrix_file.hpp"
 
@@ -48,7 +49,13 @@ std::int64_t SparseMatrixInput::busiest_entries() const {
   return comm_.max(static_cast<long long>(csr_.nonzeros()));
 }
 
+void SparseMatrixInput::release_rows() {
+  csr_ = CsrRows();
+  released_ = true;
+}
+
 std::vector<double> SparseMatrixInput::read_rows(const std::vector<RowRange>& ranges) {
+  if (released_) throw std::logic_error("SparseMatrixInput::read_rows after release_rows");
   // Every rank learns every rank's ranges: [count, begin, end, begin, end, ...].
   std::vector<std::int64_t> mine{static_cast<std::int64_t>(ranges.size())};
   for (const RowRange& r : ranges) {

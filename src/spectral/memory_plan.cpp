@@ -254,27 +254,53 @@ MemoryPlan plan_matrix_free(const ProblemShape& s) {
 
 // Sparse rows (ProblemShape::sparse_entries): the busiest rank's CSR arrays
 // (an int32 column and a double value per entry, an offset per row; the rows
-// are split by entries, so a rank's row count is estimated as the average),
-// the operator's column statistics and scalings (6 d) and row factors, a
-// product's blocks (the gathered d x b block, its row-major copy, the sums
-// and the received rows: 4 d b), the Krylov basis on the operator's rows,
-// the scores of the rank's rows, and the results gathered on rank 0 (n x k
-// scores, d x k axes).
+// are split by entries, so a rank's row count is estimated as the average;
+// the readers narrow the columns as they read, so reading adds nothing of
+// this size), the operator's column statistics and scalings (6 d) and row
+// factors, a product's blocks at the widest block the solver multiplies
+// (the Ritz vectors' product at a restart: the gathered d x w block, its
+// row-major copy and sums, the rank's rows' products and the received
+// columns), the Krylov basis on the operator's rows, the scores of the
+// rank's rows, and the results on rank 0. pca frees the rows before it
+// gathers the n x k scores, so only what the gather holds beyond the fit's
+// own peak is added; ca keeps them, and holds each row's and column's mass,
+// distance, inertia, quality and four k-vectors (standard and principal
+// coordinates, contributions, squared cosines), two labels each, and one
+// table's values while its CSV is written (in pieces of 1 MiB).
 MemoryPlan plan_sparse_data(const ProblemShape& s) {
-  const double d = double(s.n), ranks = double(s.nprow) * s.npcol;
-  const double rows = std::ceil(double(s.data_rows) / ranks);
-  const auto [b, basis] = krylov_basis(s, sparse_krylov(KrylovSettings{}, s.k, s.n));
+  const double d = double(s.n), ranks = double(s.nprow) * s.npcol, n = double(s.data_rows);
+  const double rows = std::ceil(n / ranks), k = s.k;
+  const KrylovSettings krylov = sparse_krylov(KrylovSettings{}, s.k, s.n);
+  const KrylovShape shape = krylov_shape(s.k, krylov, s.n);
+  const double widest = std::max(shape.b, shape.keep);
+  const double basis = krylov_basis(s, krylov).second;
   MemoryPlan plan;
   plan.items.push_back({"process baseline", kBaseline});
-  plan.items.push_back({"sparse rows (CSR: column and value per stored entry, offset per row)",
-                        double(s.sparse_entries) * (4 + kDouble) + (rows + 1) * 8});
-  plan.items.push_back({"column statistics and scalings (d, every rank), row factors",
-                        6 * d * kDouble + 2 * rows * kDouble});
-  plan.items.push_back({"product blocks (d x b, every rank)", 4 * d * b * kDouble});
+  const double csr = double(s.sparse_entries) * (4 + kDouble) + (rows + 1) * 8;
+  plan.items.push_back({"sparse rows (CSR: column and value per stored entry, offset per row)", csr});
+  const bool ca = s.sparse_fit == SparseMethod::ca;
+  const double statistics = 6 * d * kDouble + (ca ? 2 * n : 2 * rows) * kDouble;
+  plan.items.push_back({ca ? "column statistics and scalings (d, every rank), row masses and "
+                             "inertias (n, every rank)"
+                           : "column statistics and scalings (d, every rank), row factors",
+                        statistics});
+  const double blocks = (4 * d + rows + d / ranks) * widest * kDouble;
+  plan.items.push_back({"product blocks (widest block " + count(widest) + ", d and the rank's rows)",
+                        blocks});
   plan.items.push_back({"krylov basis and Ritz vectors", basis});
-  plan.items.push_back({"scores of this rank's rows", rows * s.k * kDouble});
-  plan.items.push_back({"results gathered on rank 0",
-                        (double(s.data_rows) + d) * s.k * kDouble});
+  const double scores = rows * k * kDouble, axes = 3 * d * k * kDouble;
+  plan.items.push_back({"scores of this rank's rows, the axes (d x k, every rank)", scores + axes});
+  if (ca) {
+    const double per_point = (4 * k + 3) * kDouble + 2 * 40.0;
+    plan.items.push_back({"row and column points on rank 0, one table's CSV values",
+                          (n + d) * per_point + std::max(n, d) * (4 * k + 4) * kDouble + (1 << 20)});
+  } else {
+    const double fit = csr + statistics + blocks + basis;
+    const double gathered = n * k * kDouble + (1 << 20);
+    plan.items.push_back({"scores gathered on rank 0 once the rows are freed (beyond the fit's own "
+                          "peak)",
+                          std::max(0.0, gathered - fit)});
+  }
   return plan;
 }
 
@@ -289,8 +315,10 @@ std::int64_t most_entries_per_rank(std::int64_t entries, std::int64_t cols, int 
 }
 
 ProblemShape sparse_problem_shape(std::int64_t rows, std::int64_t cols, std::int64_t entries,
-                                  int k, int nprow, int npcol, int block_size, std::int64_t held) {
+                                  int k, int nprow, int npcol, int block_size, SparseMethod fit,
+                                  std::int64_t held) {
   ProblemShape shape{cols, 0, k, nprow, npcol, block_size, Solver::krylov};
+  shape.sparse_fit = fit;
   shape.data_rows = rows;
   shape.data_cols = cols;
   shape.sparse_entries =

@@ -131,7 +131,7 @@ SparsePcaResult fit_sparse_pca(const io::CsrRows& x, const BlacsGrid& grid,
     for (std::int64_t i = 0; i < x.local_rows(); ++i)
       for (int c = 0; c < k; ++c) z[std::size_t(i) * k + c] *= inverse_std[c];
   }
-  result.embedding = comm.gatherv(z);
+  result.scores = std::move(z);
   if (comm.is_root()) result.components = std::move(axes);
   timer.stop();
   return result;

@@ -137,7 +137,7 @@ double largest_magnitude(const std::vector<double>& v) {
 // Every check of one fit against the reference, on every rank (the rank-0
 // arrays are compared on rank 0 and the verdict shared).
 void expect_matches(const Comm& comm, const SparsePcaResult& fit, const Reference& ref, int k,
-                    const std::string& what) {
+                    std::int64_t rows_held, const std::string& what) {
   bool values_ok = int(fit.eigenvalues.size()) == k;
   for (int c = 0; values_ok && c < k; ++c)
     values_ok = std::abs(fit.eigenvalues[c] - ref.values[c]) <= 1e-10 * ref.values[c];
@@ -145,10 +145,11 @@ void expect_matches(const Comm& comm, const SparsePcaResult& fit, const Referenc
   EXPECT_LE(test::max_abs_diff(fit.mean, ref.mean), 1e-13 * largest_magnitude(ref.mean)) << what;
   EXPECT_LE(test::max_abs_diff(fit.scale, ref.scale), 1e-13 * largest_magnitude(ref.scale)) << what;
   EXPECT_NEAR(fit.total_variance, ref.total_variance, 1e-12 * ref.total_variance) << what;
-  bool arrays_ok = true;
+  bool arrays_ok = fit.scores.size() == std::size_t(rows_held) * k;
+  const std::vector<double> fit_embedding = comm.gatherv(fit.scores);
   if (comm.is_root()) {
     const double zmax = largest_magnitude(ref.embedding);
-    arrays_ok = test::max_abs_diff(fit.embedding, ref.embedding) <= 1e-8 * zmax &&
+    arrays_ok = arrays_ok && test::max_abs_diff(fit_embedding, ref.embedding) <= 1e-8 * zmax &&
                 test::max_abs_diff(fit.components, ref.components) <= 1e-8;
   }
   EXPECT_TRUE(all_ranks(comm, arrays_ok)) << what << ": embedding or components";
@@ -222,7 +223,7 @@ TEST(SparsePca, TallMatchesDenseSerialReference) {
       s.block_size = 8;
       PhaseTimer timer;
       const SparsePcaResult fit = fit_sparse_pca(rows, grid, s, "tall.npz", timer);
-      expect_matches(comm, fit, ref, k,
+      expect_matches(comm, fit, ref, k, rows.local_rows(),
                      "tall, standardize " + std::to_string(standardize) + ", split " +
                          std::to_string(int(split)));
       double kept = 0;
@@ -251,12 +252,13 @@ TEST(SparsePca, WideWithEmptyRowsAndColumnsMatchesDenseSerialReference) {
     s.block_size = 16;
     PhaseTimer timer;
     const SparsePcaResult fit = fit_sparse_pca(rows, grid, s, "wide.mtx", timer);
-    expect_matches(comm, fit, ref, k, "wide, split " + std::to_string(int(split)));
+    expect_matches(comm, fit, ref, k, rows.local_rows(), "wide, split " + std::to_string(int(split)));
     // Empty rows score -mu^T U: the same for all three.
+    const std::vector<double> fit_embedding = comm.gatherv(fit.scores);
     if (comm.is_root())
       for (int c = 0; c < k; ++c) {
-        EXPECT_DOUBLE_EQ(fit.embedding[std::size_t(30) * k + c], fit.embedding[c]);
-        EXPECT_DOUBLE_EQ(fit.embedding[std::size_t(59) * k + c], fit.embedding[c]);
+        EXPECT_DOUBLE_EQ(fit_embedding[std::size_t(30) * k + c], fit_embedding[c]);
+        EXPECT_DOUBLE_EQ(fit_embedding[std::size_t(59) * k + c], fit_embedding[c]);
       }
   }
 }
@@ -274,7 +276,7 @@ TEST(SparsePca, UncenteredIsTruncatedSvdOfXtX) {
     s.center = false;
     PhaseTimer timer;
     const SparsePcaResult fit = fit_sparse_pca(rows, grid, s, "lsa.npz", timer);
-    expect_matches(comm, fit, ref, k, "uncentered, split " + std::to_string(int(split)));
+    expect_matches(comm, fit, ref, k, rows.local_rows(), "uncentered, split " + std::to_string(int(split)));
     EXPECT_FALSE(fit.centered);
     // Variances of the scores (n denominator), from the reference scores.
     for (int c = 0; c < k; ++c) {
@@ -299,13 +301,14 @@ TEST(SparsePca, WhitenedScoresHaveUnitVariance) {
   s.whiten = true;
   PhaseTimer timer;
   const SparsePcaResult fit = fit_sparse_pca(rows, grid, s, "white.npz", timer);
+  const std::vector<double> fit_embedding = comm.gatherv(fit.scores);
   bool ok = true;
   if (comm.is_root())
     for (int a = 0; a < k; ++a)
       for (int b = 0; b < k; ++b) {
         double s2 = 0;
         for (int i = 0; i < n; ++i)
-          s2 += fit.embedding[std::size_t(i) * k + a] * fit.embedding[std::size_t(i) * k + b];
+          s2 += fit_embedding[std::size_t(i) * k + a] * fit_embedding[std::size_t(i) * k + b];
         ok = ok && std::abs(s2 / (n - 1) - (a == b ? 1.0 : 0.0)) < 1e-9;
       }
   EXPECT_TRUE(all_ranks(comm, ok));
@@ -326,6 +329,7 @@ TEST(SparsePca, AllRanksAgreeWithOneRank) {
   PhaseTimer timer;
   const SparsePcaResult all =
       fit_sparse_pca(my_rows(comm, x, n, d, Split::skewed), grid, s, "all.npz", timer);
+  const std::vector<double> all_embedding = comm.gatherv(all.scores);
   bool ok = true;
   if (comm.is_root()) {
     const Comm self = Comm::self();
@@ -335,8 +339,7 @@ TEST(SparsePca, AllRanksAgreeWithOneRank) {
     for (int c = 0; c < k; ++c)
       ok = ok && std::abs(all.eigenvalues[c] - one.eigenvalues[c]) <= 1e-12 * one.eigenvalues[c];
     ok = ok &&
-         test::max_abs_diff(all.embedding, one.embedding) <=
-             1e-10 * largest_magnitude(one.embedding) &&
+         test::max_abs_diff(all_embedding, one.scores) <= 1e-10 * largest_magnitude(one.scores) &&
          test::max_abs_diff(all.components, one.components) <= 1e-10 &&
          test::max_abs_diff(all.mean, one.mean) <= 1e-14 * largest_magnitude(one.mean) &&
          std::abs(all.total_variance - one.total_variance) <= 1e-13 * one.total_variance;
@@ -463,6 +466,6 @@ TEST(SparseMemoryPlan, BusiestRankBoundCoversTheReadersSplit) {
   EXPECT_EQ(most_entries_per_rank(10, 4, 2), 8);
   EXPECT_EQ(most_entries_per_rank(0, 4, 3), 0);
   // The shape prices the bound, or more when a rank is known to hold more.
-  EXPECT_EQ(sparse_problem_shape(3, 4, 10, 2, 2, 1, 64).sparse_entries, 8);
-  EXPECT_EQ(sparse_problem_shape(3, 4, 10, 2, 2, 1, 64, 9).sparse_entries, 9);
+  EXPECT_EQ(sparse_problem_shape(3, 4, 10, 2, 2, 1, 64, SparseMethod::pca).sparse_entries, 8);
+  EXPECT_EQ(sparse_problem_shape(3, 4, 10, 2, 2, 1, 64, SparseMethod::ca, 9).sparse_entries, 9);
 }

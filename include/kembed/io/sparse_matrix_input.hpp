@@ -37,6 +37,10 @@ class SparseMatrixInput : public MatrixFile {
 
   /// This rank's rows, as read.
   const CsrRows& csr() const { return csr_; }
+  /// Frees this rank's rows once a fit has no more use for them (before its
+  /// results are gathered, so the two are never held at once); csr() is then
+  /// empty and read_rows a logic error.
+  void release_rows();
   /// Collective: the stored entries of all ranks together (the memory plan
   /// prices the busiest rank from them: spectral::sparse_problem_shape).
   std::int64_t stored_entries() const;
@@ -48,6 +52,7 @@ class SparseMatrixInput : public MatrixFile {
   const Comm& comm_;
   std::string format_;
   CsrRows csr_;
+  bool released_ = false;
   std::vector<std::string> column_names_;  ///< rank 0 only
   std::vector<std::string> row_ids_;       ///< rank 0 only
 };

@@ -13,6 +13,9 @@ class Comm;
 
 namespace kembed::spectral {
 
+/// The sparse fits, whose results differ in size (ProblemShape::sparse_fit).
+enum class SparseMethod { pca, ca };
+
 /// The shape of an n x n decomposition (kernel PCA, MDS, PCA's covariance or
 /// Gram matrix) on a P x Q grid.
 struct ProblemShape {
@@ -59,6 +62,10 @@ struct ProblemShape {
   /// d x b blocks, the Krylov basis of the sparse fits (sparse_krylov) and
   /// the results: never an n x n or a dense data matrix.
   std::int64_t sparse_entries = 0;
+  /// What a sparse fit keeps on rank 0 (sparse_problem_shape): pca frees its
+  /// rows before gathering the n x k scores, ca keeps them and holds every
+  /// row's and column's coordinates, contributions and squared cosines.
+  SparseMethod sparse_fit = SparseMethod::pca;
   /// > 0: Isomap's geodesic matrix (isomap_problem_shape): the neighbourhood
   /// graph of the n points (d features) is built from this many listed
   /// neighbours in all (n K with --neighbors K) and held whole on every rank
@@ -113,7 +120,7 @@ std::int64_t most_entries_per_rank(std::int64_t entries, std::int64_t cols, int 
 /// the bound of the summed count). The one plan of the sparse pca and ca
 /// fits, their --dry-run and `kembed plan`.
 ProblemShape sparse_problem_shape(std::int64_t rows, std::int64_t cols, std::int64_t entries,
-                                  int k, int nprow, int npcol, int block_size,
+                                  int k, int nprow, int npcol, int block_size, SparseMethod fit,
                                   std::int64_t held = 0);
 
 /// The block size a fit uses for an n x n decomposition (`order` = n) when

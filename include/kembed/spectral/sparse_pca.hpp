@@ -54,7 +54,9 @@ struct SparsePcaResult {
   std::vector<double> residuals;  ///< ||C v - lambda v|| / trace(C) per pair
   std::string solver_used, solver_note;
   int iterations = 0, matvecs = 0;
-  std::vector<double> embedding;   ///< rank 0 only: n x k row-major scores (whitened if asked)
+  /// This rank's rows of the n x k scores, row-major (whitened if asked):
+  /// gathered by the caller, which can free the sparse rows first.
+  std::vector<double> scores;
   std::vector<double> components;  ///< rank 0 only: d x k row-major principal axes
 };
 
