@@ -30,7 +30,9 @@ std::string mtx_shown(std::string_view s) {
 /// Lines of the text, numbered from 1, split into whitespace-separated mtx_tokens.
 class MtxLines {
  public:
-  explicit MtxLines(std::string_view text) : text_(text) {}
+  /// From byte `pos` of `text`, the line before it numbered `number`.
+  explicit MtxLines(std::string_view text, std::size_t pos = 0, std::int64_t number = 0)
+      : text_(text), pos_(pos), number_(number) {}
   /// The next line; false at the end of the text.
   bool next(std::string_view& line) {
     if (pos_ >= text_.size()) return false;
@@ -42,6 +44,8 @@ class MtxLines {
     return true;
   }
   std::int64_t number() const { return number_; }
+  /// The offset where the next line starts.
+  std::size_t pos() const { return pos_; }
 
  private:
   std::string_view text_;
@@ -79,7 +83,7 @@ bool mtx_real(std::string_view s, double& value) {
 
 }  // namespace
 
-MtxMatrix parse_mtx(std::string_view text, const std::string& path, std::int64_t max_rows) {
+MtxHeader parse_mtx_header(std::string_view text, const std::string& path, std::int64_t max_rows) {
   MtxLines lines(text);
   std::string_view line;
   const auto at = [&](std::int64_t number) { return path + ": line " + std::to_string(number) + ": "; };
@@ -127,6 +131,24 @@ MtxMatrix parse_mtx(std::string_view text, const std::string& path, std::int64_t
   if (symmetric && rows != cols)
     throw Error(at(size_line) + "a symmetric matrix must be square; the size line says " + std::to_string(rows) +
                 " x " + std::to_string(cols));
+  MtxHeader header;
+  header.rows = rows;
+  header.cols = cols;
+  header.entries = entries;
+  header.pattern = pattern;
+  header.symmetric = symmetric;
+  header.size_line = size_line;
+  header.body = std::min(lines.pos(), text.size());
+  return header;
+}
+
+MtxMatrix parse_mtx(std::string_view text, const std::string& path, std::int64_t max_rows) {
+  const MtxHeader header = parse_mtx_header(text, path, max_rows);
+  const std::int64_t rows = header.rows, cols = header.cols, entries = header.entries;
+  const bool pattern = header.pattern, symmetric = header.symmetric;
+  MtxLines lines(text, header.body, header.size_line);
+  std::string_view line;
+  const auto at = [&](std::int64_t number) { return path + ": line " + std::to_string(number) + ": "; };
 
   // Read as coordinates first: the rows are counted before CSR is built.
   const std::size_t guess = static_cast<std::size_t>(std::min<std::int64_t>(entries, static_cast<std::int64_t>(text.size() / 4)));

@@ -2,6 +2,7 @@
 /// @file Private: the Matrix Market coordinate format parsed from its text
 /// into CSR. Serial, no MPI and no file access, so that it can be fuzzed
 /// (fuzz/fuzz_mtx.cpp); mtx_csr_reader.cpp calls it on rank 0.
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -21,6 +22,21 @@ struct MtxMatrix {
 
 /// The most rows the readers of sparse files accept (as for .npz and .h5ad).
 inline constexpr std::int64_t mtx_max_rows = std::int64_t{1} << 62;
+
+/// The banner and the size line: what a Matrix Market file holds, before
+/// any entry is read.
+struct MtxHeader {
+  std::int64_t rows = 0, cols = 0, entries = 0;  ///< as the size line says
+  bool pattern = false;                          ///< no values (each is 1)
+  bool symmetric = false;                        ///< one triangle stored
+  std::int64_t size_line = 0;                    ///< the size line's number
+  std::size_t body = 0;                          ///< offset of the line after it
+};
+
+/// Parses the banner, the comments and the size line at the start of
+/// `text`, with the checks and messages of parse_mtx (which starts with
+/// it); `text` may end anywhere after the size line.
+MtxHeader parse_mtx_header(std::string_view text, const std::string& path, std::int64_t max_rows = mtx_max_rows);
 
 /// Parses a '%%MatrixMarket matrix coordinate real|integer|pattern
 /// general|symmetric' file held in `text`. A symmetric file's entries off

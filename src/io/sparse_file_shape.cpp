@@ -7,6 +7,7 @@
 #include <limits>
 #include <sstream>
 
+#include "io/mtx_parser.hpp"
 #include "io/read_only_file.hpp"
 #include "io/sparse_readers.hpp"
 #include "io/zip_archive.hpp"
@@ -111,7 +112,7 @@ SparseFileShape npz_shape(const std::string& path) {
 }
 
 /// The banner and the size line, read a piece at a time until the size line
-/// (comments may come between them).
+/// (comments may come between them), parsed as the reader parses them.
 SparseFileShape mtx_shape(const std::string& path) {
   const ReadOnlyFile file(path);
   std::string text;
@@ -140,39 +141,14 @@ SparseFileShape mtx_shape(const std::string& path) {
       if (size_line) break;
     }
   }
-  std::istringstream lines(text);
-  std::string line;
-  const std::string expected =
-      "expected '%%MatrixMarket matrix coordinate real|integer|pattern general|symmetric'";
-  std::getline(lines, line);
-  std::istringstream banner(lowered(line));
-  std::string magic, object, format, field, symmetry, extra;
-  banner >> magic >> object >> format >> field >> symmetry;
-  if (magic != "%%matrixmarket")
-    throw Error(path + ": line 1: not a Matrix Market file (no %%MatrixMarket banner; " + expected + ")");
-  if (object != "matrix" || format != "coordinate" || (banner >> extra) ||
-      (field != "real" && field != "integer" && field != "pattern") ||
-      (symmetry != "general" && symmetry != "symmetric"))
-    throw Error(path + ": line 1: '" + line.substr(0, 80) + "' is not read as a sparse matrix; " + expected);
+  const MtxHeader header = parse_mtx_header(text, path);
   SparseFileShape out;
   out.format = "mtx";
-  out.one_triangle = symmetry == "symmetric";
-  std::int64_t number = 1;
-  while (std::getline(lines, line)) {
-    ++number;
-    if (line.empty() || line[0] == '%' || line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    std::istringstream size(line);
-    std::string rest;
-    if (!(size >> out.rows >> out.cols >> out.entries) || (size >> rest) || out.rows < 0 || out.cols < 0 ||
-        out.entries < 0)
-      throw Error(path + ": line " + std::to_string(number) +
-                  ": expected the size line 'rows columns entries' (three non-negative integers)");
-    if (out.one_triangle && out.rows != out.cols)
-      throw Error(path + ": line " + std::to_string(number) + ": a symmetric matrix must be square; the size line says " +
-                  std::to_string(out.rows) + " x " + std::to_string(out.cols));
-    return out;
-  }
-  throw Error(path + ": ends before the size line 'rows columns entries'");
+  out.rows = header.rows;
+  out.cols = header.cols;
+  out.entries = header.entries;
+  out.one_triangle = header.symmetric;
+  return out;
 }
 
 }  // namespace
