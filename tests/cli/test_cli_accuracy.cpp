@@ -30,7 +30,8 @@ struct Fit {
 
 /// Runs `args` on np ranks with the default solver and --tol; reads the
 /// eigenvalues (first column of eigenvalues.csv) and the embedding.
-Fit fit(const std::vector<std::string>& args, const fs::path& out, int np, std::size_t n, int k) {
+Fit accuracy_fit(const std::vector<std::string>& args, const fs::path& out, int np, std::size_t n,
+                 int k) {
   const RunResult r = run_kembed(concat(args, {"--output-dir", out.string(), "--quiet"}), np);
   EXPECT_TRUE(r.all_ranks_succeeded()) << r.describe();
   Fit f;
@@ -69,8 +70,8 @@ void expect_eigen_equation(const Matrix& a, const Fit& f, const std::string& wha
 /// of the promise.
 void expect_agreement(const std::string& what, const std::vector<std::string>& args,
                       const fs::path& dir, std::size_t n, int k, const Matrix& reference) {
-  const Fit one = fit(args, dir / (what + "_np1"), 1, n, k);
-  const Fit three = fit(args, dir / (what + "_np3"), 3, n, k);
+  const Fit one = accuracy_fit(args, dir / (what + "_np1"), 1, n, k);
+  const Fit three = accuracy_fit(args, dir / (what + "_np3"), 3, n, k);
   if (!one.ok || !three.ok) return;
   expect_eigen_equation(reference, one, what + " np1");
   expect_eigen_equation(reference, three, what + " np3");

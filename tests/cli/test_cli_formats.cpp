@@ -14,7 +14,8 @@ using namespace cli_test;
 namespace {
 
 /// A kembed pca run's failure: every rank failed and the message says `expected`.
-void expect_refused(const std::vector<std::string>& args, int np, const std::string& expected) {
+void expect_format_refused(const std::vector<std::string>& args, int np,
+                           const std::string& expected) {
   const fs::path out = scratch_root() / "refused";
   const RunResult r = run_kembed(concat(args, {"--output-dir", out.string(), "--quiet"}), np);
   EXPECT_FALSE(r.timed_out()) << r.describe();
@@ -24,7 +25,7 @@ void expect_refused(const std::vector<std::string>& args, int np, const std::str
 }
 
 /// The n x k float64 matrix of a .npy file, read from its header by hand.
-Matrix read_npy(const fs::path& path) {
+Matrix read_npy_matrix(const fs::path& path) {
   const std::string bytes = read_file(path);
   Matrix m;
   if (bytes.size() < 10 || bytes.compare(0, 6, "\x93NUMPY") != 0) {
@@ -87,7 +88,8 @@ TEST(FormatsCli, ForeignFilesAreNamedNotParsed) {
   };
   for (const Case& c : cases) {
     const std::string path = (dir / c.file).string();
-    expect_refused({"pca", "--input", path}, c.np, path.substr(0, path.size() - c.file.size()) + c.expected);
+    expect_format_refused({"pca", "--input", path}, c.np,
+                          path.substr(0, path.size() - c.file.size()) + c.expected);
   }
 }
 
@@ -131,7 +133,8 @@ TEST(FormatsCli, NpyAndH5OutputHoldTheCsvNumbers) {
     from_csv(i, 1) = std::strtod(line.substr(b + 1).c_str(), nullptr);
   }
   // The shortest round-trip text reads back as the very same doubles.
-  expect_identical(read_npy(outs["npy"] / "embedding.npy"), from_csv, "embedding.npy against embedding.csv");
+  expect_identical(read_npy_matrix(outs["npy"] / "embedding.npy"), from_csv,
+                   "embedding.npy against embedding.csv");
   EXPECT_FALSE(fs::exists(outs["npy"] / "embedding.csv"));
   std::string ids = "name\n";
   for (std::size_t i = 0; i < x.rows; ++i) ids += "s" + std::to_string(i) + "\n";
@@ -251,7 +254,8 @@ TEST(FormatsCli, GenerateWritesTheSameMatrixAsH5AndNpy) {
   EXPECT_GE(H5Dread(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, from_h5.v.data()), 0);
   H5Dclose(set);
   H5Fclose(file);
-  expect_identical(from_h5, read_npy(dir / "x.npy"), "generate: x.h5 (3 ranks) against x.npy (1 rank)");
+  expect_identical(from_h5, read_npy_matrix(dir / "x.npy"),
+                   "generate: x.h5 (3 ranks) against x.npy (1 rank)");
 }
 
 TEST(FormatsCli, BadDatasetsFailOnEveryRank) {
@@ -261,11 +265,11 @@ TEST(FormatsCli, BadDatasetsFailOnEveryRank) {
   write_h5(dir / "cube.h5", "/X", x, false, true, true);
   write_h5(dir / "ints.h5", "/X", x, false, false, false, true);
   const std::string h5 = (dir / "x.h5").string();
-  expect_refused({"pca", "--input", h5, "--dataset", "/group/Y"}, 4,
-                 h5 + ": no dataset /group/Y; datasets in the file: /group/X");
-  expect_refused({"pca", "--input", (dir / "cube.h5").string() + ":/X"}, 1,
-                 (dir / "cube.h5").string() + ", dataset /X: has 3 dimensions");
-  expect_refused({"pca", "--input", (dir / "ints.h5").string()}, 4,
-                 (dir / "ints.h5").string() + ", dataset /X: holds integers of 4 bytes");
+  expect_format_refused({"pca", "--input", h5, "--dataset", "/group/Y"}, 4,
+                        h5 + ": no dataset /group/Y; datasets in the file: /group/X");
+  expect_format_refused({"pca", "--input", (dir / "cube.h5").string() + ":/X"}, 1,
+                        (dir / "cube.h5").string() + ", dataset /X: has 3 dimensions");
+  expect_format_refused({"pca", "--input", (dir / "ints.h5").string()}, 4,
+                        (dir / "ints.h5").string() + ", dataset /X: holds integers of 4 bytes");
 }
 #endif

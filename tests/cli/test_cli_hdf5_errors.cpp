@@ -101,7 +101,8 @@ const fs::path& fixtures() {
 
 /// Runs `args` at `np` ranks and expects every rank to fail with `expected`
 /// in one error line, within the time limit, and no output directory.
-void expect_refused(const std::vector<std::string>& args, int np, const std::string& expected) {
+void expect_hdf5_refused(const std::vector<std::string>& args, int np,
+                         const std::string& expected) {
   const fs::path out = scratch_root() / "refused";
   const RunResult r = run_kembed(concat(args, {"--output-dir", out.string(), "--quiet"}), np);
   EXPECT_FALSE(r.timed_out()) << "hung: " << r.describe();
@@ -120,13 +121,13 @@ Matrix embed(const std::vector<std::string>& input, int np, const std::string& n
   return read_result_csv(out / "embedding.csv").data;
 }
 
-struct Case {
+struct Hdf5Case {
   std::vector<std::string> args;
   std::string expected;  ///< after "kembed: error: " and the file's path
 };
 
 /// Every way the HDF5 reader can refuse an input, as (args, message).
-std::vector<Case> error_cases(const fs::path& dir, const std::string& pca = "pca") {
+std::vector<Hdf5Case> error_cases(const fs::path& dir, const std::string& pca = "pca") {
   const std::string h5 = (dir / "x.h5").string();
   const auto in = [&](const std::string& dataset) {
     return std::vector<std::string>{pca, "--input", h5 + ":" + dataset};
@@ -168,14 +169,15 @@ std::vector<Case> error_cases(const fs::path& dir, const std::string& pca = "pca
 // ends on every rank within the time limit.
 TEST(Hdf5ErrorsCli, EveryErrorPathFailsOnEveryRankAtThreeRanks) {
   REQUIRE_FIXTURES();
-  for (const Case& c : error_cases(dir, "kpca")) expect_refused(c.args, 3, c.expected);
+  for (const Hdf5Case& c : error_cases(dir, "kpca")) expect_hdf5_refused(c.args, 3, c.expected);
 }
 
 TEST(Hdf5ErrorsCli, ErrorPathsAtOneAndFourRanks) {
   REQUIRE_FIXTURES();
-  const std::vector<Case> cases = error_cases(dir);
+  const std::vector<Hdf5Case> cases = error_cases(dir);
   for (int np : {1, 4})
-    for (std::size_t i = 0; i < cases.size(); i += np == 1 ? 2 : 3) expect_refused(cases[i].args, np, cases[i].expected);
+    for (std::size_t i = 0; i < cases.size(); i += np == 1 ? 2 : 3)
+      expect_hdf5_refused(cases[i].args, np, cases[i].expected);
 }
 
 // A never-written dataset of 2^31 rows (the Nystrom route reads panels of
@@ -183,12 +185,13 @@ TEST(Hdf5ErrorsCli, ErrorPathsAtOneAndFourRanks) {
 TEST(Hdf5ErrorsCli, HugeUnwrittenDatasetIsRefusedUnderNystrom) {
   REQUIRE_FIXTURES();
   for (int np : {2, 3})
-    expect_refused({"kpca", "--input", (dir / "x.h5").string() + ":/huge_unwritten", "--approx", "nystrom",
-                    "--landmarks", "20"},
-                   np, (dir / "x.h5").string() + ", dataset /huge_unwritten: was never written");
+    expect_hdf5_refused({"kpca", "--input", (dir / "x.h5").string() + ":/huge_unwritten",
+                         "--approx", "nystrom", "--landmarks", "20"},
+                        np,
+                        (dir / "x.h5").string() + ", dataset /huge_unwritten: was never written");
   for (const char* command : {"kpca", "mds", "pca"})
-    expect_refused({command, "--input", (dir / "x.h5").string() + ":/unwritten"}, 2,
-                   (dir / "x.h5").string() + ", dataset /unwritten: was never written");
+    expect_hdf5_refused({command, "--input", (dir / "x.h5").string() + ":/unwritten"}, 2,
+                        (dir / "x.h5").string() + ", dataset /unwritten: was never written");
 }
 
 // Chunks never written read as the fill value (0), as h5py reads them; a
@@ -273,14 +276,16 @@ TEST(Hdf5ErrorsCli, DevicesAreRefusedByName) {
   const std::string device = "is a character device, not a file: kembed reads input from regular files, FIFOs "
                              "and standard input ('-')";
   for (int np : {1, 4}) {
-    expect_refused({"pca", "--input", "/dev/zero"}, np, "'/dev/zero' " + device);
-    expect_refused({"pca", "--input", "/dev/urandom"}, np, "'/dev/urandom' " + device);
+    expect_hdf5_refused({"pca", "--input", "/dev/zero"}, np, "'/dev/zero' " + device);
+    expect_hdf5_refused({"pca", "--input", "/dev/urandom"}, np, "'/dev/urandom' " + device);
     for (const char* name : {"zero.npy", "zero.h5", "zero.csv"})
-      expect_refused({"pca", "--input", (dir / name).string()}, np, "'" + (dir / name).string() + "' " + device);
-    expect_refused({"pca", "--input", (dir / "zero.bin").string(), "--rows", "4", "--cols", "2"}, np,
-                   "'" + (dir / "zero.bin").string() + "' " + device);
-    expect_refused({"mds", "--input", "/dev/zero"}, np, "'/dev/zero' " + device);
-    expect_refused({"ca", "--input", "/dev/zero"}, np, "'/dev/zero' " + device);
+      expect_hdf5_refused({"pca", "--input", (dir / name).string()}, np,
+                          "'" + (dir / name).string() + "' " + device);
+    expect_hdf5_refused(
+        {"pca", "--input", (dir / "zero.bin").string(), "--rows", "4", "--cols", "2"}, np,
+        "'" + (dir / "zero.bin").string() + "' " + device);
+    expect_hdf5_refused({"mds", "--input", "/dev/zero"}, np, "'/dev/zero' " + device);
+    expect_hdf5_refused({"ca", "--input", "/dev/zero"}, np, "'/dev/zero' " + device);
   }
   // A FIFO is still read to its end.
   const fs::path fifo = dir / "pipe.csv";

@@ -13,7 +13,7 @@ double distance(const Matrix& a, std::size_t i, const Matrix& b, std::size_t j) 
   return std::sqrt(s);
 }
 
-Json read_json(const fs::path& path) {
+Json read_landmark_json(const fs::path& path) {
   try {
     return Json::parse(read_file(path));
   } catch (const std::exception& e) {
@@ -68,7 +68,7 @@ TEST(LandmarkMdsCli, PrecomputedDistancesAgreeAndTransformReproduces) {
                                    "-k", "2", "--output-dir", (dir / "points").string()}),
          3);
   EXPECT_TRUE(contains(a.out, "9 landmarks")) << a.out;
-  const Json run = read_json(dir / "points/run.json");
+  const Json run = read_landmark_json(dir / "points/run.json");
   ASSERT_TRUE(run.contains("approximation")) << run.dump();
   const Json& approx = run["approximation"];
   EXPECT_EQ(approx["method"], "landmark");

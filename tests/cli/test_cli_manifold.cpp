@@ -466,7 +466,8 @@ std::string bytes_text(double bytes) { return std::to_string(static_cast<std::in
 
 // A run refused by the memory guard: no rank succeeds, the error names the
 // memory it needs first, and nothing is written.
-void expect_refused(const std::vector<std::string>& fit, double limit, const fs::path& out) {
+void expect_manifold_refused(const std::vector<std::string>& fit, double limit,
+                             const fs::path& out) {
   const RunResult r =
       run_kembed(concat(fit, {"--max-memory-per-rank", bytes_text(limit), "-o", out.string()}), 2);
   ASSERT_FALSE(r.timed_out()) << r.describe();
@@ -510,7 +511,7 @@ TEST(Manifold, PlanIsTheGuardOfTheFit) {
       RUN_OK(dry, concat(c.fit, {"--dry-run", "-o", (dir / "dry").string()}), 2);
       EXPECT_EQ(number_after(dry.out, "per rank ("), total) << dry.out;
     }
-    expect_refused(c.fit, total - 1, dir / "refused");
+    expect_manifold_refused(c.fit, total - 1, dir / "refused");
     const fs::path out = dir / "fits";
     RUN_OK(fits,
            concat(c.fit, {"--max-memory-per-rank", bytes_text(total + 1), "-o", out.string()}), 2);
@@ -536,7 +537,7 @@ TEST(Manifold, LandmarkIsomapPlanIsTheGuardOfTheFit) {
   const double stored = number_after(plan.out, "with the geodesics stored (");
   const double recomputed = number_after(plan.out, "with them recomputed (");
   ASSERT_GT(stored, recomputed) << plan.out;
-  expect_refused(fit, recomputed - 1, dir / "refused");
+  expect_manifold_refused(fit, recomputed - 1, dir / "refused");
   for (const double limit : {recomputed + 1, stored + 1}) {
     const fs::path out = dir / "fits";
     RUN_OK(fits, concat(fit, {"--max-memory-per-rank", bytes_text(limit), "-o", out.string()}), 2);

@@ -78,7 +78,7 @@ Json read_json(const fs::path& path) {
 const std::vector<std::string> kEvdOutputs = {"eigenvalues.csv", "embedding.csv", "model",
                                               "run.json", "spectrum.csv"};
 
-Matrix transform(const fs::path& model, const fs::path& input, const fs::path& out, int np) {
+Matrix mds_transform(const fs::path& model, const fs::path& input, const fs::path& out, int np) {
   const RunResult r = run_kembed({"transform", "--model", model.string(), "--input", input.string(),
                                   "--output-dir", out.string(), "--block-size", "7"},
                                  np);
@@ -358,19 +358,19 @@ TEST(MdsCli, TransformPlacesPointsByGowersFormula) {
   // Training points, as distance rows and as points, land on their embedding.
   for (int np : {1, 4}) {
     const std::string tag = std::to_string(np);
-    EXPECT_LT(
-        max_abs_diff(transform(dfit / "model", dir / "d.csv", dir / ("td" + tag), np), expected),
-        1e-9)
+    EXPECT_LT(max_abs_diff(mds_transform(dfit / "model", dir / "d.csv", dir / ("td" + tag), np),
+                           expected),
+              1e-9)
         << np << " ranks, distances";
-    EXPECT_LT(
-        max_abs_diff(transform(pfit / "model", dir / "x.csv", dir / ("tp" + tag), np), expected),
-        1e-9)
+    EXPECT_LT(max_abs_diff(mds_transform(pfit / "model", dir / "x.csv", dir / ("tp" + tag), np),
+                           expected),
+              1e-9)
         << np << " ranks, points";
   }
   // New points: by their distances and as points, the same coordinates,
   // and those of an independent serial Gower computation.
-  const Matrix by_distances = transform(dfit / "model", dir / "dy.npy", dir / "new_d", 3);
-  const Matrix by_points = transform(pfit / "model", dir / "y.csv", dir / "new_p", 2);
+  const Matrix by_distances = mds_transform(dfit / "model", dir / "dy.npy", dir / "new_d", 3);
+  const Matrix by_points = mds_transform(pfit / "model", dir / "y.csv", dir / "new_p", 2);
   EXPECT_EQ(by_distances.rows, 9u);
   EXPECT_LT(max_abs_diff(by_distances, by_points), 1e-9);
   // The model of a matrix-free fit (--storage none) places them the same way.
@@ -381,7 +381,7 @@ TEST(MdsCli, TransformPlacesPointsByGowersFormula) {
          3);
   EXPECT_EQ(read_json(nfit / "run.json").value("matrix_storage", ""), "none");
   EXPECT_LT(max_abs_diff(read_result_csv(nfit / "embedding.csv").data, expected), 1e-8);
-  EXPECT_LT(max_abs_diff(transform(nfit / "model", dir / "y.csv", dir / "new_n", 2), by_points),
+  EXPECT_LT(max_abs_diff(mds_transform(nfit / "model", dir / "y.csv", dir / "new_n", 2), by_points),
             1e-8);
   const auto eig = read_result_csv(dfit / "eigenvalues.csv").data;
   const std::size_t n = x.rows;
@@ -478,7 +478,7 @@ TEST(MdsCli, AddConstantsMatchRAndTransformAppliesThem) {
     EXPECT_EQ(manifest.value("additive_method", ""), "cailliez");
     EXPECT_EQ(manifest.value("additive_constant", 0.0), report.value("additive_constant", 1.0));
     // The training rows (0 = the same object) give the corrected fit back.
-    EXPECT_LT(max_abs_diff(transform(cai / "model", dir / "d.csv", dir / ("t" + tag), np), emb),
+    EXPECT_LT(max_abs_diff(mds_transform(cai / "model", dir / "d.csv", dir / ("t" + tag), np), emb),
               1e-9 * 4000);
 
     RUN_OK(b,

@@ -51,7 +51,7 @@ NpyFile parse_npy(const fs::path& path) {
   return npy;
 }
 
-Csv transform(const fs::path& model, const fs::path& input, const fs::path& out) {
+Csv vectors_transform(const fs::path& model, const fs::path& input, const fs::path& out) {
   const RunResult r = run_kembed({"transform", "--model", model.string(), "--input",
                                   input.string(), "--output-dir", out.string(), "--quiet"},
                                  2);
@@ -78,7 +78,7 @@ void write_old_layout(const fs::path& from, const fs::path& to, int version) {
   write_file(to / "manifest.json", manifest.dump(2));
 }
 
-struct Case {
+struct VectorsCase {
   std::string name;
   std::vector<std::string> fit;     // the command and its options
   std::string input;                // file name in the scratch directory
@@ -95,7 +95,7 @@ TEST(ModelVectorsCli, VectorsAreOneDimensionalAndTheOldLayoutTransformsTheSame) 
   // A contingency table with distinct principal inertias.
   write_file(dir / "table.csv",
              "12,3,4,1,0\n2,15,3,2,1\n1,2,9,6,2\n0,1,3,11,4\n3,0,1,2,13\n5,4,2,1,1\n");
-  const std::vector<Case> cases = {
+  const std::vector<VectorsCase> cases = {
       {"pca", {"pca", "--standardize", "--whiten", "-k", "2"}, "x.csv",
        {"mean", "scale", "eigenvalues"}, 2, true},
       {"kpca", {"kpca", "--kernel", "rbf", "--gamma", "0.5", "-k", "2"}, "x.csv",
@@ -110,7 +110,7 @@ TEST(ModelVectorsCli, VectorsAreOneDimensionalAndTheOldLayoutTransformsTheSame) 
        {"eigenvalues", "sq_distance_row_means"}, 1, false},
       {"ca", {"ca", "-k", "2"}, "table.csv", {"principal_inertias"}, 1, false},
   };
-  for (const Case& c : cases) {
+  for (const VectorsCase& c : cases) {
     SCOPED_TRACE(c.name);
     const fs::path fit = dir / c.name;
     const RunResult r = run_kembed(
@@ -152,8 +152,8 @@ TEST(ModelVectorsCli, VectorsAreOneDimensionalAndTheOldLayoutTransformsTheSame) 
 
     const fs::path old = dir / (c.name + "_old_model");
     write_old_layout(model, old, c.old_version);
-    const Csv now = transform(model, dir / c.input, dir / (c.name + "_t3"));
-    const Csv before = transform(old, dir / c.input, dir / (c.name + "_t_old"));
+    const Csv now = vectors_transform(model, dir / c.input, dir / (c.name + "_t3"));
+    const Csv before = vectors_transform(old, dir / c.input, dir / (c.name + "_t_old"));
     ASSERT_EQ(now.header, before.header);
     ASSERT_EQ(now.data.rows, before.data.rows);
     ASSERT_GT(now.data.rows, 0u);

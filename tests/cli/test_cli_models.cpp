@@ -19,7 +19,7 @@ std::map<std::string, std::uint64_t> hashes(const fs::path& dir) {
 }
 
 /// Fits `method` on `train` (k = 2) and returns the result directory.
-fs::path fit(const std::string& method, const fs::path& train, const fs::path& out) {
+fs::path models_fit(const std::string& method, const fs::path& train, const fs::path& out) {
   const RunResult r = run_kembed(
       {method, "--input", train.string(), "-k", "2", "--output-dir", out.string(), "--quiet"}, 1);
   EXPECT_TRUE(r.all_ranks_succeeded()) << r.describe();
@@ -46,8 +46,8 @@ void expect_agreed_error(const RunResult& r, const std::vector<std::string>& par
 TEST(ModelsCli, TamperedManifestFieldsAreAgreedErrorsNamingTheField) {
   const fs::path dir = scratch_dir("models_tampered");
   write_csv(dir / "train.csv", skewed_cloud(20, 3), "a,b,c");
-  const fs::path kpca = fit("kpca", dir / "train.csv", dir / "kpca") / "model";
-  const fs::path pca = fit("pca", dir / "train.csv", dir / "pca") / "model";
+  const fs::path kpca = models_fit("kpca", dir / "train.csv", dir / "kpca") / "model";
+  const fs::path pca = models_fit("pca", dir / "train.csv", dir / "pca") / "model";
   ASSERT_TRUE(fs::exists(kpca / "manifest.json"));
   ASSERT_TRUE(fs::exists(pca / "manifest.json"));
 
@@ -135,8 +135,8 @@ void poke_vector(const fs::path& path, std::size_t index, std::size_t length, do
 TEST(ModelsCli, NonFiniteModelVectorsAreAgreedErrorsNamingTheEntry) {
   const fs::path dir = scratch_dir("models_nonfinite");
   write_csv(dir / "train.csv", skewed_cloud(20, 3), "a,b,c");
-  const fs::path kpca = fit("kpca", dir / "train.csv", dir / "kpca") / "model";
-  const fs::path pca = fit("pca", dir / "train.csv", dir / "pca") / "model";
+  const fs::path kpca = models_fit("kpca", dir / "train.csv", dir / "kpca") / "model";
+  const fs::path pca = models_fit("pca", dir / "train.csv", dir / "pca") / "model";
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const double inf = std::numeric_limits<double>::infinity();
   struct Case {

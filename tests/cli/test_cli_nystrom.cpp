@@ -8,9 +8,11 @@ using namespace cli_test;
 
 namespace {
 
-Matrix read_embedding(const fs::path& dir) { return read_result_csv(dir / "embedding.csv").data; }
+Matrix nystrom_embedding(const fs::path& dir) {
+  return read_result_csv(dir / "embedding.csv").data;
+}
 
-double max_abs(const Matrix& m) {
+double nystrom_max_abs(const Matrix& m) {
   double worst = 0;
   for (double v : m.v) worst = std::max(worst, std::abs(v));
   return worst;
@@ -69,7 +71,7 @@ TEST(CliNystrom, AllLandmarksEqualExactAndTransformReproducesTheEmbedding) {
   const KpcaOutput e = read_kpca_output(dir / "exact", n, k);
   const KpcaOutput a = read_kpca_output(dir / "all", n, k);
   EXPECT_LT(max_rel_diff(a.eigenvalues, e.eigenvalues), 1e-8);
-  EXPECT_LT(max_abs_diff(a.embedding, e.embedding), 1e-6 * max_abs(e.embedding));
+  EXPECT_LT(max_abs_diff(a.embedding, e.embedding), 1e-6 * nystrom_max_abs(e.embedding));
 
   // Fewer landmarks (k-means++), at 2 and 4 ranks, then transform at 3.
   const std::vector<std::string> approx = {"--approx", "nystrom", "--landmarks", "15",
@@ -82,7 +84,7 @@ TEST(CliNystrom, AllLandmarksEqualExactAndTransformReproducesTheEmbedding) {
   const KpcaOutput t = read_kpca_output(dir / "two", n, k);
   const KpcaOutput f = read_kpca_output(dir / "four", n, k);
   EXPECT_LT(max_rel_diff(t.eigenvalues, f.eigenvalues), 1e-10);
-  EXPECT_LT(max_abs_diff(t.embedding, f.embedding), 1e-10 * max_abs(t.embedding));
+  EXPECT_LT(max_abs_diff(t.embedding, f.embedding), 1e-10 * nystrom_max_abs(t.embedding));
   // The approximation's eigenvalues lie below the exact ones.
   for (int j = 0; j < k; ++j) EXPECT_LE(t.eigenvalues[j], e.eigenvalues[j] * (1 + 1e-12));
 
@@ -90,7 +92,8 @@ TEST(CliNystrom, AllLandmarksEqualExactAndTransformReproducesTheEmbedding) {
                                    "--input", x, "-o", (dir / "projected").string()},
                                   3);
   ASSERT_TRUE(tr.all_ranks_succeeded()) << tr.describe();
-  EXPECT_LT(max_abs_diff(read_embedding(dir / "projected"), t.embedding), 1e-8 * max_abs(t.embedding));
+  EXPECT_LT(max_abs_diff(nystrom_embedding(dir / "projected"), t.embedding),
+            1e-8 * nystrom_max_abs(t.embedding));
 
   // run.json: the approximation, the phases, the definitions.
   const Json& j = t.report;

@@ -123,7 +123,8 @@ PcaOutput read_pca_output(const fs::path& dir, std::size_t n, std::size_t d, int
   return out;
 }
 
-Matrix transform(const fs::path& model, const fs::path& input, const fs::path& out, int np, int k) {
+Matrix pca_transform(const fs::path& model, const fs::path& input, const fs::path& out, int np,
+                     int k) {
   const RunResult r = run_kembed({"transform", "--model", model.string(), "--input", input.string(),
                                   "--output-dir", out.string(), "--block-size", "5", "--quiet"},
                                  np);
@@ -255,7 +256,7 @@ TEST(PcaCli, TransformOfTrainingPointsReproducesTheFitAtOtherRankCounts) {
                    3);
     ASSERT_TRUE(r.all_ranks_succeeded()) << r.describe();
     const Matrix fitted = read_result_csv(out / "embedding.csv").data;
-    const Matrix z = transform(out / "model", dir / "x.csv", dir / ("tr_" + label), 2, 3);
+    const Matrix z = pca_transform(out / "model", dir / "x.csv", dir / ("tr_" + label), 2, 3);
     EXPECT_LT(max_abs_diff(z, fitted), 1e-10);
     if (!flags.empty()) {
       // Whitened: unit sample variance per component.
@@ -319,7 +320,7 @@ TEST(PcaCli, ModelRoundTripIsBitForBitAndReadOnly) {
   std::map<std::string, std::string> before;
   for (const auto& e : fs::directory_iterator(model))
     before[e.path().string()] = read_file(e.path());
-  const Matrix z = transform(model, dir / "x.npy", dir / "tr", 4, 2);
+  const Matrix z = pca_transform(model, dir / "x.npy", dir / "tr", 4, 2);
   EXPECT_LT(max_abs_diff(z, o.embedding), 1e-10);
   std::map<std::string, std::string> after;
   for (const auto& e : fs::directory_iterator(model))
@@ -366,8 +367,8 @@ TEST(PcaCli, FormatOneModelsStillLoad) {
   write_file(v1 / "manifest.json", manifest.dump(2));
 
   const Matrix fitted = read_result_csv(fit / "embedding.csv").data;
-  const Matrix z1 = transform(v1, dir / "x.csv", dir / "tr1", 3, 2);
-  const Matrix z2 = transform(v2, dir / "x.csv", dir / "tr2", 3, 2);
+  const Matrix z1 = pca_transform(v1, dir / "x.csv", dir / "tr1", 3, 2);
+  const Matrix z2 = pca_transform(v2, dir / "x.csv", dir / "tr2", 3, 2);
   EXPECT_LT(max_abs_diff(z1, fitted), 1e-10);
   EXPECT_LT(max_abs_diff(z1, z2), 1e-12);
   // Inverse transform from the first component: the same reconstruction.
@@ -868,7 +869,7 @@ TEST(PcaCli, SparseInputIsThePcaOfItsDenseMatrix) {
 
   // The model of the sparse fit places the training rows (read dense from
   // the .npy) where the fit put them.
-  const Matrix again = transform(dir / "fit1" / "model", dir / "x.npy", dir / "again", 3, k);
+  const Matrix again = pca_transform(dir / "fit1" / "model", dir / "x.npy", dir / "again", 3, k);
   EXPECT_LT(max_abs_diff(again, z_fixed), 1e-9);
 
   // --no-center: truncated SVD. The singular values are those of X: the

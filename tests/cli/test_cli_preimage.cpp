@@ -8,7 +8,7 @@
 
 namespace {
 
-fs::path fit(const fs::path& dir, const fs::path& data, const std::string& name,
+fs::path preimage_fit(const fs::path& dir, const fs::path& data, const std::string& name,
              const std::vector<std::string>& extra) {
   const fs::path out = dir / name;
   const RunResult r = run_kembed(concat({"kpca", "--input", data.string(), "--output-dir",
@@ -35,7 +35,7 @@ TEST(PreimageCli, EveryMethodGivesTheSamePointsOnOneAndThreeRanks) {
   const fs::path dir = scratch_dir("preimage_ranks");
   write_csv(dir / "train.csv", noisy_circles(120, 7), "x,y");
   write_csv(dir / "noisy.csv", noisy_circles(25, 8), "x,y");
-  const fs::path model = fit(dir, dir / "train.csv", "fit",
+  const fs::path model = preimage_fit(dir, dir / "train.csv", "fit",
                              {"--kernel", "rbf", "--gamma", "1", "--components", "6",
                               "--fit-inverse", "--alpha", "0.05"});
   for (const std::string method : {"nearest", "fixed-point", "ridge"}) {
@@ -62,7 +62,7 @@ TEST(PreimageCli, TheFullEmbeddingOfATrainingSampleLeadsBackToIt) {
   const std::size_t n = 12;
   const Matrix x = noisy_circles(n, 3);
   write_csv(dir / "train.csv", x, "x,y");
-  const fs::path model = fit(dir, dir / "train.csv", "fit",
+  const fs::path model = preimage_fit(dir, dir / "train.csv", "fit",
                              {"--kernel", "rbf", "--gamma", "0.5", "--components",
                               std::to_string(n - 1)});
   const fs::path embedding = dir / "fit" / "embedding.csv";
@@ -82,9 +82,9 @@ TEST(PreimageCli, BadRequestsFailCleanlyOnEveryRank) {
   write_csv(dir / "train.csv", noisy_circles(40, 2), "x,y");
   write_csv(dir / "three.csv", skewed_cloud(5, 2), "a,b,c");
   write_csv(dir / "z5.csv", zeros(3, 5), "");
-  const std::string rbf = fit(dir, dir / "train.csv", "rbf",
+  const std::string rbf = preimage_fit(dir, dir / "train.csv", "rbf",
                               {"--kernel", "rbf", "--components", "3"}).string();
-  const std::string poly = fit(dir, dir / "train.csv", "poly",
+  const std::string poly = preimage_fit(dir, dir / "train.csv", "poly",
                                {"--kernel", "poly", "--components", "3"}).string();
   const std::string input = (dir / "train.csv").string();
   struct Case {

@@ -23,7 +23,7 @@ class ScopedEnv {
   const char* name_;
 };
 
-std::vector<std::string> kpca_args(const fs::path& data, const fs::path& out) {
+std::vector<std::string> reliability_kpca_args(const fs::path& data, const fs::path& out) {
   return {"kpca", "--input", data.string(), "--kernel", "rbf", "--gamma", "0.5", "--components",
           "2", "--block-size", "8", "--output-dir", out.string()};
 }
@@ -34,14 +34,14 @@ TEST(Reliability, FaultInEveryPhaseOnOneRankFailsEveryRank) {
   const fs::path dir = scratch_dir("faults");
   write_csv(dir / "x.csv", noisy_circles(60, 1), "x,y");
   const fs::path out = dir / "out";
-  RUN_OK(good, kpca_args(dir / "x.csv", out), 2);
+  RUN_OK(good, reliability_kpca_args(dir / "x.csv", out), 2);
   const auto before = read_file(out / "embedding.csv");
   for (const std::string phase :
        {"read", "distribute", "assemble", "center", "solve", "project", "residual", "write"})
     for (int np : {2, 4}) {
       const int victim = np - 1;
       ScopedEnv env("KEMBED_FAULT_INJECT", phase + ":" + std::to_string(victim));
-      const RunResult r = run_kembed(kpca_args(dir / "x.csv", out), np);
+      const RunResult r = run_kembed(reliability_kpca_args(dir / "x.csv", out), np);
       EXPECT_FALSE(r.timed_out()) << r.describe();
       EXPECT_TRUE(r.no_rank_succeeded()) << r.describe();
       // A rank either reported exit status 1 or was ended by mpiexec after
@@ -60,11 +60,11 @@ TEST(Reliability, RankKilledOutrightEndsTheJob) {
   const fs::path dir = scratch_dir("sigkill");
   write_csv(dir / "x.csv", noisy_circles(60, 2), "x,y");
   const fs::path out = dir / "out";
-  RUN_OK(good, kpca_args(dir / "x.csv", out), 2);
+  RUN_OK(good, reliability_kpca_args(dir / "x.csv", out), 2);
   const auto before = read_file(out / "embedding.csv");
   for (int np : {2, 4}) {
     ScopedEnv env("KEMBED_FAULT_INJECT", "solve:1:kill");
-    const RunResult r = run_kembed(kpca_args(dir / "x.csv", out), np);
+    const RunResult r = run_kembed(reliability_kpca_args(dir / "x.csv", out), np);
     EXPECT_FALSE(r.timed_out()) << r.describe();  // mpiexec ended it, no hang
     EXPECT_NE(r.status, 0) << r.describe();
     EXPECT_TRUE(r.no_rank_succeeded()) << r.describe();
@@ -72,7 +72,7 @@ TEST(Reliability, RankKilledOutrightEndsTheJob) {
   }
   // The killed run's rank 0 may have left a staging directory only if it
   // had reached the write phase; either way the next run leaves none.
-  RUN_OK(again, kpca_args(dir / "x.csv", out), 2);
+  RUN_OK(again, reliability_kpca_args(dir / "x.csv", out), 2);
   EXPECT_TRUE(staging_leftovers(dir).empty());
 }
 
@@ -80,7 +80,7 @@ TEST(Reliability, SigtermMidRunKeepsEarlierResultAndNextRunCleansUp) {
   const fs::path dir = scratch_dir("sigterm");
   write_csv(dir / "x.csv", noisy_circles(60, 3), "x,y");
   const fs::path out = dir / "out";
-  RUN_OK(good, kpca_args(dir / "x.csv", out), 2);
+  RUN_OK(good, reliability_kpca_args(dir / "x.csv", out), 2);
   const auto before = read_file(out / "embedding.csv");
   // A stale staging directory as a killed run leaves it: marked as kembed's,
   // on this host, by a process that is gone.
@@ -100,7 +100,7 @@ TEST(Reliability, SigtermMidRunKeepsEarlierResultAndNextRunCleansUp) {
   write_csv(dir / "big.csv", big, "x,y");
   std::string command = sh_quote(MPIEXEC) + " --oversubscribe --timeout 60 -np 2 " +
                         sh_quote(KEMBED_BINARY);
-  for (const auto& a : concat(kpca_args(dir / "big.csv", out), {"--solver", "evd"}))
+  for (const auto& a : concat(reliability_kpca_args(dir / "big.csv", out), {"--solver", "evd"}))
     command += " " + sh_quote(a);
   command += " >/dev/null 2>&1 & echo $! > " + sh_quote((dir / "pid").string());
   ASSERT_EQ(std::system(command.c_str()), 0);
@@ -111,7 +111,7 @@ TEST(Reliability, SigtermMidRunKeepsEarlierResultAndNextRunCleansUp) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   EXPECT_NE(::kill(pid, 0), 0) << "mpiexec still running 10 s after SIGTERM";
   EXPECT_EQ(read_file(out / "embedding.csv"), before);
-  RUN_OK(again, kpca_args(dir / "x.csv", out), 2);
+  RUN_OK(again, reliability_kpca_args(dir / "x.csv", out), 2);
   EXPECT_FALSE(fs::exists(stale));
   EXPECT_EQ(read_file(foreign / "data.txt"), "a user's file");
   fs::remove_all(foreign);
@@ -129,9 +129,9 @@ TEST(Reliability, RepeatedRunsAreBitIdentical) {
   };
   for (const Case& c : std::vector<Case>{{1, "evd"}, {2, "evd"}, {4, "evd"}, {3, "evr"},
                                          {3, "krylov"}, {2, "elpa"}}) {
-    auto args = concat(kpca_args(dir / "x.csv", dir / "a"), {"--solver", c.solver});
+    auto args = concat(reliability_kpca_args(dir / "x.csv", dir / "a"), {"--solver", c.solver});
     RUN_OK(a, args, c.np);
-    args = concat(kpca_args(dir / "x.csv", dir / "b"), {"--solver", c.solver});
+    args = concat(reliability_kpca_args(dir / "x.csv", dir / "b"), {"--solver", c.solver});
     RUN_OK(b, args, c.np);
     EXPECT_EQ(read_file(dir / "a" / "embedding.csv"), read_file(dir / "b" / "embedding.csv"))
         << c.solver << " np " << c.np;
