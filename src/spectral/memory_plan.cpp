@@ -253,8 +253,7 @@ MemoryPlan plan_matrix_free(const ProblemShape& s) {
 }
 
 // Sparse rows (ProblemShape::sparse_entries): the busiest rank's CSR arrays
-// (an int32 column and a double value per entry, an offset per row and,
-// for wide matrices, where each of its column bands starts; the rows
+// (an int32 column and a double value per entry, an offset per row; the rows
 // are split by entries, so a rank's row count is estimated as the average;
 // the readers narrow the columns as they read, so reading adds nothing of
 // this size), the operator's column statistics and scalings (6 d) and row
@@ -277,12 +276,8 @@ MemoryPlan plan_sparse_data(const ProblemShape& s) {
   const double basis = krylov_basis(s, krylov).second;
   MemoryPlan plan;
   plan.items.push_back({"process baseline", kBaseline});
-  const int band = sparse_band_columns(s.n);
-  const double bands = band > 0 ? std::ceil(d / band) : 0;
-  const double csr = double(s.sparse_entries) * (4 + kDouble) + (rows + 1) * 8 + rows * (bands + 1) * 4;
-  plan.items.push_back({"sparse rows (CSR: column and value per stored entry, offset per row, "
-                        "where each column band starts)",
-                        csr});
+  const double csr = double(s.sparse_entries) * (4 + kDouble) + (rows + 1) * 8;
+  plan.items.push_back({"sparse rows (CSR: column and value per stored entry, offset per row)", csr});
   const bool ca = s.sparse_fit == SparseMethod::ca;
   const double statistics = 6 * d * kDouble + (ca ? 2 * n : 2 * rows) * kDouble;
   plan.items.push_back({ca ? "column statistics and scalings (d, every rank), row masses and "

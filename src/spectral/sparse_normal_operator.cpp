@@ -65,16 +65,8 @@ void check_csr_rows(const io::CsrRows& x, const Comm& comm, const std::string& s
   agree(comm, error);
 }
 
-int sparse_band_columns(std::int64_t d) {
-  // 128 KiB of each of V and U per band (measured: see the header).
-  constexpr std::int64_t band_bytes = 128 * 1024;
-  constexpr std::int64_t columns = band_bytes / (kSparseKrylovBlock * 8);
-  return d > columns ? int(columns) : 0;
-}
-
 SparseNormalOperator::SparseNormalOperator(const io::CsrRows& x, const BlacsGrid& grid,
-                                           int block_size, NormalFactors factors,
-                                           int band_columns)
+                                           int block_size, NormalFactors factors)
     : x_(x),
       grid_(grid),
       rows_(std::max<std::int64_t>(x.cols, 0), std::max(block_size, 1), grid.comm().rank(),
@@ -103,25 +95,6 @@ SparseNormalOperator::SparseNormalOperator(const io::CsrRows& x, const BlacsGrid
       owner_[g] = r;
       owner_local_[g] = l;
     }
-  }
-  // Where each row's entries of each band start (columns ascend in a row).
-  band_columns_ = band_columns < 0 ? sparse_band_columns(std::int64_t(d)) : band_columns;
-  if (band_columns_ > 0 && std::int64_t(band_columns_) < std::int64_t(d)) {
-    bands_ = int((std::int64_t(d) + band_columns_ - 1) / band_columns_);
-    const std::size_t stride = std::size_t(bands_) + 1;
-    band_starts_.resize(local * stride);
-    for (std::size_t i = 0; i < local; ++i) {
-      const std::int64_t row = x.offsets[i], end = x.offsets[i + 1];
-      std::int64_t e = row;
-      for (int b = 0; b <= bands_; ++b) {
-        const std::int64_t first_column = std::int64_t(b) * band_columns_;
-        while (e < end && x.columns[e] < first_column) ++e;
-        band_starts_[i * stride + std::size_t(b)] = std::int32_t(e - row);
-      }
-      band_starts_[i * stride + std::size_t(bands_)] = std::int32_t(end - row);
-    }
-  } else {
-    band_columns_ = 0;
   }
 }
 
@@ -182,57 +155,6 @@ void normal_sweep(const io::CsrRows& x, const NormalFactors& f, const double* v,
   }
 }
 
-// The same as normal_sweep<W>, band by band: first t = rows of B_r V (each
-// row's entries of band 0, then of band 1, ...: the same sums in the same
-// order), then the scalings, then u += X_r^T t band by band (each row of u
-// gets its rows' terms in the same ascending order). So the results are
-// normal_sweep's, bit for bit.
-template <std::size_t W>
-void banded_normal_sweep(const io::CsrRows& x, const NormalFactors& f, const std::int32_t* starts,
-                         int bands, const double* v, const double* beta, double* t, double* u,
-                         double* gamma) {
-  const std::int64_t rows = x.local_rows();
-  const std::size_t stride = std::size_t(bands) + 1;
-  std::fill_n(t, std::size_t(rows) * W, 0.0);
-  for (int b = 0; b < bands; ++b)
-    for (std::int64_t i = 0; i < rows; ++i) {
-      const std::int32_t* s = starts + std::size_t(i) * stride + std::size_t(b);
-      if (s[0] == s[1]) continue;
-      const std::int64_t row = x.offsets[i];
-      std::array<double, W> acc;
-      double* ti = t + std::size_t(i) * W;
-      for (std::size_t c = 0; c < W; ++c) acc[c] = ti[c];
-      for (std::int64_t e = row + s[0]; e < row + s[1]; ++e) {
-        const std::size_t j = static_cast<std::size_t>(x.columns[e]);
-        const double a = x.values[e] * f.col_scale[j];
-        const double* vj = v + j * W;
-        for (std::size_t c = 0; c < W; ++c) acc[c] += a * vj[c];
-      }
-      for (std::size_t c = 0; c < W; ++c) ti[c] = acc[c];
-    }
-  for (std::int64_t i = 0; i < rows; ++i) {
-    double* ti = t + std::size_t(i) * W;
-    const double scale = f.row_scale[std::size_t(i)];
-    const double a = f.row_shift[std::size_t(i)];
-    for (std::size_t c = 0; c < W; ++c) {
-      ti[c] = scale * ti[c] - a * beta[c];
-      gamma[c] += a * ti[c];
-      ti[c] *= scale;
-    }
-  }
-  for (int b = 0; b < bands; ++b)
-    for (std::int64_t i = 0; i < rows; ++i) {
-      const std::int32_t* s = starts + std::size_t(i) * stride + std::size_t(b);
-      const std::int64_t row = x.offsets[i];
-      const double* ti = t + std::size_t(i) * W;
-      for (std::int64_t e = row + s[0]; e < row + s[1]; ++e) {
-        const double value = x.values[e];
-        double* uj = u + std::size_t(x.columns[e]) * W;
-        for (std::size_t c = 0; c < W; ++c) uj[c] += value * ti[c];
-      }
-    }
-}
-
 }  // namespace
 
 void SparseNormalOperator::row_product(std::int64_t i, const double* v, std::size_t w,
@@ -272,11 +194,7 @@ void SparseNormalOperator::apply(const double* x, int ldx, int width, double* y,
   const std::vector<double> beta = shift(v_.data(), w);
   std::vector<double> gamma(w, 0.0);
   u_.assign(d * w, 0.0);
-  if (w == kSparseKrylovBlock && bands_ > 0) {
-    t_.resize(std::size_t(x_.local_rows()) * w);
-    banded_normal_sweep<kSparseKrylovBlock>(x_, factors_, band_starts_.data(), bands_, v_.data(),
-                                            beta.data(), t_.data(), u_.data(), gamma.data());
-  } else if (w == kSparseKrylovBlock)
+  if (w == kSparseKrylovBlock)
     normal_sweep<kSparseKrylovBlock>(x_, factors_, v_.data(), w, beta.data(), u_.data(),
                                      gamma.data());
   else
@@ -308,8 +226,7 @@ OperatorCost SparseNormalOperator::cost(int width) const {
   const double local = rows_.local_size(), p = grid_.comm().size();
   OperatorCost c;
   c.held_bytes = static_cast<std::size_t>(nnz * (4 + 8) + (x_.local_rows() + 1) * 8.0 +
-                                          double(x_.local_rows()) * 2 * 8 + d * (2 * 8 + 2 * 4) +
-                                          double(band_starts_.size()) * 4);
+                                          double(x_.local_rows()) * 2 * 8 + d * (2 * 8 + 2 * 4));
   // The gathered block, V, U, T and the received sums.
   c.work_bytes = static_cast<std::size_t>(
       (3 * d * w + double(x_.local_rows()) * w + p * local * w + local * w) * 8);

@@ -205,60 +205,6 @@ TEST(SparseNormalOperator, ProductMatchesDenseNormalMatrix) {
     }
 }
 
-// Blocks of kSparseKrylovBlock columns multiplied band by band of columns
-// (the layout wide matrices get) give the one-sweep product bit for bit,
-// whatever the band width, and match B^T B formed by loops.
-TEST(SparseNormalOperator, BandsOfColumnsGiveTheOneSweepProductExactly) {
-  const Comm comm = Comm::world();
-  const int n = 60, d = 23, width = kSparseKrylovBlock;
-  const auto x = sparse_counts(n, d, 0.3, 11);
-  std::mt19937_64 gen(13);
-  std::uniform_real_distribution<double> u(-1, 2);
-  std::vector<double> da(n), a(n), db(d), b(d), block(std::size_t(d) * width);
-  for (auto* values : {&da, &a, &db, &b, &block})
-    for (double& v : *values) v = u(gen);
-  std::vector<double> c(std::size_t(d) * d, 0.0);
-  for (int p = 0; p < d; ++p)
-    for (int q = 0; q < d; ++q)
-      for (int i = 0; i < n; ++i)
-        c[std::size_t(p) * d + q] += (da[i] * x[std::size_t(i) * d + p] * db[p] - a[i] * b[p]) *
-                                     (da[i] * x[std::size_t(i) * d + q] * db[q] - a[i] * b[q]);
-  BlacsGrid grid(comm, 1, comm.size());
-  const io::CsrRows rows = my_rows(comm, x, n, d, Split::skewed);
-  NormalFactors f;
-  f.row_scale.assign(da.begin() + rows.first_row, da.begin() + rows.first_row + rows.local_rows());
-  f.row_shift.assign(a.begin() + rows.first_row, a.begin() + rows.first_row + rows.local_rows());
-  f.col_scale = db;
-  f.col_shift = b;
-  std::vector<double> one_sweep;
-  for (int band : {0, 1, 5, 7, 22, 23, 40}) {
-    SparseNormalOperator op(rows, grid, 4, f, band);
-    const BlockCyclic1D& layout = op.rows();
-    const int ld = std::max(1, layout.local_size());
-    std::vector<double> in(std::size_t(ld) * width, 0.0), out(std::size_t(ld) * width, 0.0);
-    for (int k = 0; k < width; ++k)
-      for (int l = 0; l < layout.local_size(); ++l)
-        in[std::size_t(k) * ld + l] = block[std::size_t(k) * d + layout.to_global(l)];
-    op.apply(in.data(), ld, width, out.data(), ld);
-    op.apply(in.data(), ld, width, out.data(), ld);  // buffers reused
-    if (band == 0) one_sweep = out;
-    EXPECT_TRUE(all_ranks(comm, out == one_sweep)) << "band of " << band << " columns";
-    double worst = 0, scale = 0;
-    for (int k = 0; k < width; ++k)
-      for (int l = 0; l < layout.local_size(); ++l) {
-        double s = 0;
-        for (int q = 0; q < d; ++q)
-          s += c[std::size_t(layout.to_global(l)) * d + q] * block[std::size_t(k) * d + q];
-        worst = std::max(worst, std::abs(out[std::size_t(k) * ld + l] - s));
-        scale = std::max(scale, std::abs(s));
-      }
-    EXPECT_LE(comm.max(worst), 1e-12 * comm.max(scale)) << "band of " << band << " columns";
-  }
-  // Wide matrices get bands; narrow ones one sweep.
-  EXPECT_EQ(sparse_band_columns(2048), 0);
-  EXPECT_EQ(sparse_band_columns(20000), 2048);
-}
-
 TEST(SparseCa, MatchesDenseFit) {
   const Comm comm = Comm::world();
   BlacsGrid grid(comm);

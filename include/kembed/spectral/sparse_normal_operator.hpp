@@ -56,11 +56,8 @@ class SparseNormalOperator final : public SymmetricOperator {
   /// the ranks. Factors of the wrong lengths are an agreed error.
   /// @pre check_csr_rows(x) passed; `x` and `grid` outlive the operator;
   /// block_size >= 1
-  /// Blocks of kSparseKrylovBlock columns are multiplied band by band of
-  /// `band_columns` columns (sparse_band_columns(d) unless given; 0: in one
-  /// sweep), with the same sums in the same order.
   SparseNormalOperator(const io::CsrRows& x, const BlacsGrid& grid, int block_size,
-                       NormalFactors factors, int band_columns = -1);
+                       NormalFactors factors);
 
   std::int64_t order() const override { return x_.cols; }
   const BlacsGrid& grid() const override { return grid_; }
@@ -101,23 +98,7 @@ class SparseNormalOperator final : public SymmetricOperator {
   std::vector<std::int64_t> owned_, owned_before_;
   std::vector<double> gathered_, v_, u_, received_;
   long long products_ = 0;
-  // Column bands (band_columns_ > 0): where each local row's entries of
-  // each band start, relative to the row (bands_ + 1 per row), and the
-  // rows of B_r V kept between the two passes over the bands.
-  int band_columns_ = 0, bands_ = 0;
-  std::vector<std::int32_t> band_starts_;
-  std::vector<double> t_;
 };
-
-/// The width of the column bands in which a block of kSparseKrylovBlock
-/// columns is multiplied, for d columns; 0 when the d x b block fits the
-/// cache by itself. A product gathers a row of V for every stored entry and
-/// adds into a row of U: with d = 20,000 (1.3 MB blocks) those rows came
-/// from L3, and a rank's sweep ran at 2.4 GFLOP/s against 5.7 at d = 5,000.
-/// Band by band, the rows of V and U in use fit in L2; the price is a
-/// second pass over the entries and this rank's rows of B_r V, kept
-/// between the passes (local rows x b).
-int sparse_band_columns(std::int64_t d);
 
 /// The Krylov shape of the sparse fits. A product costs 4 nnz b flops and
 /// its cost per column hardly falls with the block's width b (the CSR
