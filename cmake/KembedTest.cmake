@@ -8,10 +8,16 @@
 # waits odls_base_sigkill_timeout = 1 s twice after a non-zero exit, even when
 # every process has already gone (2.1 s for `mpiexec -np 1 sh -c 'exit 1'`,
 # 0.13 s with 0), and the suites run several hundred failing jobs on purpose.
+# And a rank waiting in MPI yields its core (mpi_yield_when_idle): tests run
+# up to 4 ranks, and several tests at once, on 2 cores, where ranks that spin
+# while they wait take the core from the rank they wait for. Measured on the
+# 2-core VM under load 4-5: test_symmetric_operator at 4 ranks 225 s
+# spinning, 3.3 s yielding; MdsAdditive.CailliezFromPoints... (many small
+# messages of a distributed QR iteration) over 300 s against 18 s.
 set(KEMBED_TEST_ENV
     "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OPENBLAS_NUM_THREADS=1;OMP_NUM_THREADS=1;OMPI_MCA_rmaps_base_oversubscribe=1"
     "OMPI_MCA_btl=self,vader;OMPI_MCA_pml=ob1;OMPI_MCA_mtl=^ofi,psm,psm2;OMPI_MCA_osc=^ucx"
-    "OMPI_MCA_odls_base_sigkill_timeout=0")
+    "OMPI_MCA_odls_base_sigkill_timeout=0;OMPI_MCA_mpi_yield_when_idle=1")
 if(KEMBED_SANITIZE)
   # Any finding ends the process with status 86, so a test expecting kembed's
   # own exit status 1 cannot pass by accident. Leaks are checked; the
