@@ -16,6 +16,7 @@
 #include "kembed/spectral/kernel_operator.hpp"
 #include "kembed/spectral/matrix_storage.hpp"
 #include "kembed/spectral/pca_rows.hpp"
+#include "kembed/spectral/pca_likelihood.hpp"
 #include "kembed/spectral/sparse_normal_operator.hpp"
 #include "kembed/spectral/stored_operator.hpp"
 
@@ -262,8 +263,8 @@ MemoryPlan plan_matrix_free(const ProblemShape& s) {
 // row-major copy and sums, the rank's rows' products and the received
 // columns), the Krylov basis on the operator's rows, the scores of the
 // rank's rows, and the results on rank 0. pca frees the rows before it
-// gathers the n x k scores, so only what the gather holds beyond the fit's
-// own peak is added; ca keeps them, and holds each row's and column's mass,
+// gathers the n x k scores and forms its model, so only what those hold
+// beyond the fit's own peak is added; ca keeps them, and holds each row's and column's mass,
 // distance, inertia, quality and four k-vectors (standard and principal
 // coordinates, contributions, squared cosines), two labels each, and one
 // table's values while its CSV is written (in pieces of 1 MiB).
@@ -295,11 +296,16 @@ MemoryPlan plan_sparse_data(const ProblemShape& s) {
     plan.items.push_back({"row and column points on rank 0, one table's CSV values",
                           (n + d) * per_point + std::max(n, d) * (4 * k + 4) * kDouble + (1 << 20)});
   } else {
+    // The model's d x d covariance of the probabilistic PCA (d <= 4096;
+    // counted with --no-center too, which writes none) is formed on rank 0
+    // after the scores are gathered.
     const double fit = csr + statistics + blocks + basis;
-    const double gathered = n * k * kDouble + (1 << 20);
-    plan.items.push_back({"scores gathered on rank 0 once the rows are freed (beyond the fit's own "
-                          "peak)",
-                          std::max(0.0, gathered - fit)});
+    const double model = s.n <= kPcaCovarianceMaxFeatures ? d * d * kDouble : 0.0;
+    const double after = n * k * kDouble + model + (1 << 20);
+    plan.items.push_back({"scores gathered on rank 0 and the model's covariance (d <= " +
+                              std::to_string(kPcaCovarianceMaxFeatures) +
+                              "), once the rows are freed (beyond the fit's own peak)",
+                          std::max(0.0, after - fit)});
   }
   return plan;
 }
