@@ -1,7 +1,6 @@
 #include "kembed/spectral/sparse_normal_operator.hpp"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <limits>
 #include <utility>
@@ -108,65 +107,11 @@ std::vector<double> SparseNormalOperator::shift(const double* v, std::size_t w) 
   return beta;
 }
 
-namespace {
-
-// Row i of B_r V = D_a X_r D_b V - a (b^T V) into `row`, for the d x w
-// row-major V and beta = b^T V. W is w when it is known at compile time
-// (the sparse fits' blocks of kSparseKrylovBlock: the row stays in
-// registers and the loops vectorize), else 0.
-template <std::size_t W>
-void csr_row_times(const io::CsrRows& x, const NormalFactors& f, std::int64_t i, const double* v,
-                   std::size_t w, const double* beta, double* row) {
-  const std::size_t n = W ? W : w;
-  std::fill_n(row, n, 0.0);
-  for (std::int64_t e = x.offsets[i]; e < x.offsets[i + 1]; ++e) {
-    const std::size_t j = static_cast<std::size_t>(x.columns[e]);
-    const double a = x.values[e] * f.col_scale[j];
-    const double* vj = v + j * n;
-    for (std::size_t c = 0; c < n; ++c) row[c] += a * vj[c];
-  }
-  const double scale = f.row_scale[std::size_t(i)];
-  const double a = f.row_shift[std::size_t(i)];
-  for (std::size_t c = 0; c < n; ++c) row[c] = scale * row[c] - a * beta[c];
-}
-
-// Every local row i: t = row i of B_r V, then its share of X_r^T D_a T into
-// the d x w row-major u and of gamma = a^T T; T is never stored.
-template <std::size_t W>
-void normal_sweep(const io::CsrRows& x, const NormalFactors& f, const double* v, std::size_t w,
-                  const double* beta, double* u, double* gamma) {
-  const std::size_t n = W ? W : w;
-  std::array<double, W ? W : 1> fixed{};
-  std::vector<double> sized(W ? 0 : w);
-  double* t = W ? fixed.data() : sized.data();
-  for (std::int64_t i = 0; i < x.local_rows(); ++i) {
-    csr_row_times<W>(x, f, i, v, w, beta, t);
-    const double a = f.row_shift[std::size_t(i)];
-    const double scale = f.row_scale[std::size_t(i)];
-    for (std::size_t c = 0; c < n; ++c) {
-      gamma[c] += a * t[c];
-      t[c] *= scale;
-    }
-    for (std::int64_t e = x.offsets[i]; e < x.offsets[i + 1]; ++e) {
-      const double value = x.values[e];
-      double* uj = u + std::size_t(x.columns[e]) * n;
-      for (std::size_t c = 0; c < n; ++c) uj[c] += value * t[c];
-    }
-  }
-}
-
-}  // namespace
-
-void SparseNormalOperator::row_product(std::int64_t i, const double* v, std::size_t w,
-                                       const double* beta, double* row) const {
-  csr_row_times<0>(x_, factors_, i, v, w, beta, row);
-}
-
 void SparseNormalOperator::left_product(const double* v, int width, double* t) const {
   const std::size_t w = static_cast<std::size_t>(width);
   const std::vector<double> beta = shift(v, w);
   for (std::int64_t i = 0; i < x_.local_rows(); ++i)
-    row_product(i, v, w, beta.data(), t + std::size_t(i) * w);
+    normal_row(x_, factors_, i, v, w, beta.data(), t + std::size_t(i) * w);
 }
 
 void SparseNormalOperator::apply(const double* x, int ldx, int width, double* y, int ldy) {
@@ -194,11 +139,7 @@ void SparseNormalOperator::apply(const double* x, int ldx, int width, double* y,
   const std::vector<double> beta = shift(v_.data(), w);
   std::vector<double> gamma(w, 0.0);
   u_.assign(d * w, 0.0);
-  if (w == kSparseKrylovBlock)
-    normal_sweep<kSparseKrylovBlock>(x_, factors_, v_.data(), w, beta.data(), u_.data(),
-                                     gamma.data());
-  else
-    normal_sweep<0>(x_, factors_, v_.data(), w, beta.data(), u_.data(), gamma.data());
+  normal_sweep(x_, factors_, v_.data(), w, beta.data(), u_.data(), gamma.data(), simd_);
   // 3. U_r = D_b U_r - b gamma^T, each rank's rows of it to their owner (the
   // gathered layout again), summed there in rank order.
   for (std::size_t g = 0; g < d; ++g) {

@@ -17,7 +17,8 @@
 /// A product Y = C V (V d x w) on the solver's block-cyclic rows of d:
 ///   1. allgather V to every rank (d x w, row-major), beta = b^T V;
 ///   2. row i of T = B_r V: t_i = (D_a)_i sum_e x_e (D_b)_j v_j - a_i beta
-///      (CSR, 2 nnz w), used at once: U_r += X_r^T (D_a)_i t_i (CSR
+///      (CSR, 2 nnz w), used at once (normal_sweep, hand-vectorized at the
+///      CPU's best SimdLevel for blocks of kSweepVectorWidth): U_r += X_r^T (D_a)_i t_i (CSR
 ///      transposed, 2 nnz w) and gamma += a_i t_i, so T is never stored;
 ///   3. U_r = D_b U_r - b gamma^T, then U = sum_r U_r, each rank receiving
 ///      only its own rows (an all-to-all of the d x w sums, added in rank
@@ -29,19 +30,13 @@
 #include <string>
 #include <vector>
 
+#include "kembed/core/cache_aligned.hpp"
 #include "kembed/io/csr_rows.hpp"
 #include "kembed/spectral/krylov.hpp"
+#include "kembed/spectral/sparse_normal_sweep.hpp"
 #include "kembed/spectral/symmetric_operator.hpp"
 
 namespace kembed::spectral {
-
-/// The diagonal scalings and the rank-one correction of B = D_a X D_b - a b^T.
-struct NormalFactors {
-  std::vector<double> row_scale;  ///< D_a: one per local row of X
-  std::vector<double> row_shift;  ///< a: one per local row of X
-  std::vector<double> col_scale;  ///< D_b: one per column (every rank)
-  std::vector<double> col_shift;  ///< b: one per column (every rank)
-};
 
 /// Collective over `comm`: checks that `x` holds, on each rank, one
 /// contiguous range of rows (in rank order) of the same n x d matrix, with
@@ -83,20 +78,19 @@ class SparseNormalOperator final : public SymmetricOperator {
  private:
   // b^T V for the d x w row-major V.
   std::vector<double> shift(const double* v, std::size_t w) const;
-  // Row i of B_r V into `row` (w values), given beta = shift(v).
-  void row_product(std::int64_t i, const double* v, std::size_t w, const double* beta,
-                   double* row) const;
-
   const io::CsrRows& x_;
   const BlacsGrid& grid_;
   BlockCyclic1D rows_;
   NormalFactors factors_;
+  SimdLevel simd_ = best_simd_level();  // normal_sweep's instruction set
   // For global row g of d: its owner's rank, and its local index there.
   std::vector<int> owner_, owner_local_;
   // Rows of d each rank owns, and where its piece starts in a gathered block
   // (in rows; times the width for values).
   std::vector<std::int64_t> owned_, owned_before_;
-  std::vector<double> gathered_, v_, u_, received_;
+  std::vector<double> gathered_, received_;
+  // V and U, d x w row-major: a row of 8 is one cache line (normal_sweep).
+  CacheAlignedVector<double> v_, u_;
   long long products_ = 0;
 };
 
@@ -110,7 +104,7 @@ class SparseNormalOperator final : public SymmetricOperator {
 /// 100,000 x 5,000 CSR (1% stored, 1 rank, solve time): k = 20, 20.3 s with
 /// blocks of 25 and a 800-column basis, 10.7 s with blocks of 8 and 480;
 /// k = 50, 49.9 s (blocks of 62, 1,984 columns) and 9.8 s (8 and 480).
-inline constexpr int kSparseKrylovBlock = 8;
+inline constexpr int kSparseKrylovBlock = static_cast<int>(kSweepVectorWidth);
 inline constexpr int kSparseKrylovBasis = 480;
 /// Depth of the wide-block shape small operators fall back to.
 inline constexpr int kSparseKrylovDepth = 32;
