@@ -64,7 +64,12 @@ KrylovShape krylov_shape(int k, const KrylovSettings& s, std::int64_t n) {
   };
   if (s.keep > 0) {
     const int b = static_cast<int>(std::min<std::int64_t>(n, std::max(1, krylov_block_width(k, s))));
-    const int keep = std::max({s.keep, k, b}), m = basis(b);
+    // Rounded up to a multiple of b: the blocks after the kept vectors then
+    // fill the basis (a multiple of b) exactly. A last block cut short
+    // breaks the Krylov relation, and every cycle would then end with a
+    // product of all keep Ritz vectors to test them, and restart without
+    // the relation (measured: half the solve time of a sparse PCA, k = 50).
+    const int keep = (std::max({s.keep, k, b}) + b - 1) / b * b, m = basis(b);
     if (keep + b <= m) return {b, keep, m};
   }
   const int b = static_cast<int>(std::min<std::int64_t>(n, std::max(k, krylov_block_width(k, s))));

@@ -26,7 +26,8 @@ struct KrylovSettings {
   int block = 0;              ///< block width b (0: max(k + max(4, k/4), 24); at least k
                               ///< unless `keep` is given)
   /// Ritz vectors a restart keeps (0: b). Given, the block may be narrower
-  /// than k: a thick restart keeps max(keep, k, b) vectors and extends them
+  /// than k: a thick restart keeps max(keep, k, b) vectors, rounded up to a
+  /// multiple of b (krylov_shape), and extends them
   /// by blocks of b (cheap operators, whose cost per column hardly falls with
   /// the block's width). Ignored (keep = b) where keep + b exceeds the basis.
   int keep = 0;

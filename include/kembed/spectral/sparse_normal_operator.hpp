@@ -98,7 +98,8 @@ class SparseNormalOperator final : public SymmetricOperator {
 /// its cost per column hardly falls with the block's width b (the CSR
 /// entries are read once per block), while a block method needs more
 /// columns of products the wider its blocks. So the sparse fits extend a
-/// thick restart of keep = k + max(4, k/4) Ritz vectors by narrow blocks of
+/// thick restart of keep = k + max(4, k/4) Ritz vectors (krylov_shape rounds it up to a
+/// multiple of the block) by narrow blocks of
 /// kSparseKrylovBlock columns, into a basis of max(kSparseKrylovBasis,
 /// 6 keep) columns (at most half the operator's order). Measured on a
 /// 100,000 x 5,000 CSR (1% stored, 1 rank, solve time): k = 20, 20.3 s with
