@@ -315,7 +315,8 @@ std::string model_shape_error(const PcaProjection& model, const io::MatrixFile& 
 }
 
 PcaTransformed pca_transform(const PcaProjection& model, io::MatrixFile& components,
-                             io::MatrixFile& points, const Comm& comm, bool score) {
+                             io::MatrixFile& points, const Comm& comm, bool score,
+                             std::int64_t piece_bytes) {
   std::string error;
   if (points.cols() != model.d)
     error = points.path() + ": has " + std::to_string(points.cols()) +
@@ -334,34 +335,48 @@ PcaTransformed pca_transform(const PcaProjection& model, io::MatrixFile& compone
   agree(comm, error);
 
   const std::vector<double> axes = components.read_rows({{0, components.rows()}});
-  // Rows [first, end) of the points on this rank, centered and scaled as in
-  // the fit (the panels of pca_rows.hpp, one per rank).
+  // Rows [first, end) of the points on this rank (the panels of
+  // pca_rows.hpp, one per rank), read, centered, scaled and projected in
+  // pieces of at most piece_bytes: the rank holds one piece of its
+  // rows at a time (a sparse file's rows arrive densified), not all of them.
+  // Every rank reads the same number of pieces (read_rows is collective).
   const std::int64_t m = points.rows(), d = model.d;
   const int k = model.k, p = comm.size(), r = comm.rank();
   const std::int64_t first = m * r / p, end = m * (r + 1) / p;
-  RowPanel y{m, d, 1, first, end - first, {}};
-  y.values = points.read_rows(end > first ? std::vector<io::RowRange>{{first, end}}
+  const std::int64_t piece =
+      std::max<std::int64_t>(1, piece_bytes / (std::int64_t(sizeof(double)) * d));
+  const std::int64_t pieces = comm.max(static_cast<long long>((end - first + piece - 1) / piece));
+  std::vector<double> z(std::size_t(k) * std::size_t(end - first)), log_likelihood;
+  for (std::int64_t q = 0; q < pieces; ++q) {
+    const std::int64_t from = std::min(end, first + q * piece), to = std::min(end, from + piece);
+    RowPanel y{m, d, 1, from, to - from, {}};
+    y.values = points.read_rows(to > from ? std::vector<io::RowRange>{{from, to}}
                                           : std::vector<io::RowRange>{});
-  standardize_columns(y, model.mean, model.scale);
-  // The row-major rows are Y^T column-major (d x rows), and Z^T (k x rows,
-  // column-major) is the row-major Z: Z^T = U^T Y^T. Format 2 stores U^T
-  // row-major (k x d), which is U column-major; format 1 stores U row-major
-  // (d x k), which is U^T column-major.
-  std::vector<double> z(std::size_t(k) * std::size_t(y.rows));
-  if (y.rows > 0)
+    standardize_columns(y, model.mean, model.scale);
+    // The row-major rows are Y^T column-major (d x rows), and Z^T (k x rows,
+    // column-major) is the row-major Z: Z^T = U^T Y^T. Format 2 stores U^T
+    // row-major (k x d), which is U column-major; format 1 stores U row-major
+    // (d x k), which is U^T column-major.
+    if (y.rows == 0) continue;
+    double* zq = z.data() + std::size_t(k) * std::size_t(from - first);
     lapack::gemm(model.axes_as_rows ? 'T' : 'N', 'N', k, static_cast<int>(y.rows),
                  static_cast<int>(d), 1.0, axes.data(), model.axes_as_rows ? int(d) : k,
-                 y.values.data(), static_cast<int>(d), 0.0, z.data(), k);
+                 y.values.data(), static_cast<int>(d), 0.0, zq, k);
+    // Scored before whitening: the likelihood is of the data, whatever scale
+    // the embedding is given.
+    if (score) {
+      const std::vector<double> projected(zq, zq + std::size_t(k) * std::size_t(y.rows));
+      const std::vector<double> scored =
+          ppca_score_rows(ppca, axes, model.axes_as_rows, y.values, projected, y.rows);
+      log_likelihood.insert(log_likelihood.end(), scored.begin(), scored.end());
+    }
+  }
   PcaTransformed out;
-  // Scored before whitening: the likelihood is of the data, whatever scale
-  // the embedding is given.
-  if (score)
-    out.log_likelihood =
-        comm.gatherv(ppca_score_rows(ppca, axes, model.axes_as_rows, y.values, z, y.rows));
+  if (score) out.log_likelihood = comm.gatherv(log_likelihood);
   if (model.whiten) {
     std::vector<double> inverse_std(k);
     for (int j = 0; j < k; ++j) inverse_std[j] = 1 / std::sqrt(model.explained_variance[j]);
-    for (std::int64_t i = 0; i < y.rows; ++i)
+    for (std::int64_t i = 0; i < end - first; ++i)
       for (int j = 0; j < k; ++j) z[std::size_t(i) * k + j] *= inverse_std[j];
   }
   out.embedding = comm.gatherv(z);

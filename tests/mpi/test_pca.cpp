@@ -384,6 +384,23 @@ TEST(Pca, TransformOfTrainingPointsReproducesTheFit) {
         } else {
           EXPECT_TRUE(z.empty());
         }
+        // In pieces of 1 to 5 rows (ranks with fewer pieces than others
+        // take part in the reads with none), scored: the same rows and
+        // log-likelihoods as in one piece.
+        PcaProjection scored = model;
+        scored.noise_variance = r.noise_variance;
+        const PcaTransformed whole = pca_transform(scored, *axes, *file, world, true);
+        for (int rows : {1, 2, 5}) {
+          const PcaTransformed pieces =
+              pca_transform(scored, *axes, *file, world, true, std::int64_t(rows) * d * 8);
+          if (world.is_root()) {
+            ASSERT_EQ(pieces.embedding.size(), fitted.size());
+            EXPECT_LT(max_abs_diff(pieces.embedding, fitted), 1e-10) << rows << "-row pieces";
+            ASSERT_EQ(pieces.log_likelihood.size(), std::size_t(n));
+            EXPECT_LT(max_abs_diff(pieces.log_likelihood, whole.log_likelihood), 1e-12)
+                << rows << "-row pieces";
+          }
+        }
         // Fewer points than ranks: some ranks project no rows.
         const std::vector<double> three(x.begin(), x.begin() + 3 * d);
         auto few = io::open_matrix_file(world, test::write_bin(world, dir, "y.bin", three), {3, d});

@@ -147,17 +147,23 @@ struct PcaTransformed {
   std::vector<double> log_likelihood;  ///< length m when scored, else empty
 };
 
+/// The most dense rows pca_transform holds at a time, in bytes (at least one row).
+inline constexpr std::int64_t kTransformPieceBytes = std::int64_t{64} << 20;
+
 /// Collective: the m x k embedding (row-major, rank 0 only) of the m new
 /// points in `points`: Z* = ((Y - mean) / scale) U_k, divided column-wise by
 /// sqrt(explained variance) when whitened. Every rank reads the small axes
 /// (`components`, k x d = U_k^T, or d x k = U_k when !axes_as_rows) and one
-/// contiguous block of the points, projects its rows with one dgemm, and
-/// rank 0 gathers the rows in order. With `score`, every rank also scores
+/// contiguous block of the points, projects its rows with one dgemm per
+/// piece of at most `piece_bytes` of them (the rank holds one piece of
+/// dense rows at a time: a sparse file's rows arrive densified), and rank 0
+/// gathers the rows in order. With `score`, every rank also scores
 /// its rows under the model's probabilistic PCA (ppca_score_rows: scikit-
 /// learn's score_samples of the (standardized) rows) and rank 0 gathers
 /// those. A wrong feature count is an agreed error; so is `score` with a
 /// model without a noise variance or whose covariance is singular.
 PcaTransformed pca_transform(const PcaProjection& model, io::MatrixFile& components,
-                             io::MatrixFile& points, const Comm& comm, bool score = false);
+                             io::MatrixFile& points, const Comm& comm, bool score = false,
+                             std::int64_t piece_bytes = kTransformPieceBytes);
 
 }  // namespace kembed::spectral
