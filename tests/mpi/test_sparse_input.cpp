@@ -183,6 +183,15 @@ with h5py.File('cells.h5ad', 'w') as f:
     late = A.indices.copy(); late[-1] = -1   # in the last rank's rows only
     g = f.create_group('layers/badlast'); csr(g, A); del g['indices']; g['indices'] = late
     g = f.create_group('layers/noshape'); csr(g, A); del g.attrs['shape']
+    # More stored entries than one read round (2^20): row 0 holds 1,500,000
+    # (columns 0.., values c % 7 + 1), rows 1-3 hold 1,000 each (columns
+    # 1999 j + r, value r), as 64-bit indices.
+    cols = [np.arange(1500000, dtype=np.int64)] + [1999 * np.arange(1000, dtype=np.int64) + r for r in (1, 2, 3)]
+    vals = [(cols[0] % 7 + 1).astype(np.float64)] + [np.full(1000, float(r)) for r in (1, 2, 3)]
+    ptr = np.cumsum([0] + [len(c) for c in cols]).astype(np.int64)
+    g = f.create_group('layers/long'); g.attrs['encoding-type'] = 'csr_matrix'
+    g.attrs['encoding-version'] = '0.1.0'; g.attrs['shape'] = np.array([4, 2000000])
+    g['data'] = np.concatenate(vals); g['indices'] = np.concatenate(cols); g['indptr'] = ptr
     # anndata before 0.7 (h5sparse): h5sparse_format and h5sparse_shape.
     g = f.create_group('layers/legacy'); csr(g, A)
     g.attrs['h5sparse_format'] = 'csr'; g.attrs['h5sparse_shape'] = np.array(A.shape)
@@ -273,6 +282,39 @@ TEST(SparseInput, H5adEqualsDense) {
   REQUIRE_FIXTURES(comm);
   const std::string file = dir + "/cells.h5ad";
   for (const char* group : {"", "X", "/X", "/layers/messy", "/raw/X", "/layers/gzip", "/layers/legacy"}) expect_dense(comm, file, group);
+}
+
+// The indices are read in collective rounds of 2^20 entries: the rank that
+// holds row 0 (1.5 million entries) reads two, the others one and then an
+// empty one (or none have entries at all), at every rank count.
+TEST(SparseInput, H5adIndicesLongerThanOneReadRound) {
+  const Comm comm = Comm::world();
+  REQUIRE_FIXTURES(comm);
+  CsrRows m;
+  const std::string error = caught([&] { m = read_csr(dir + "/cells.h5ad", "/layers/long", comm); });
+  ASSERT_TRUE(all_ranks(comm, error.empty())) << error;
+  ASSERT_EQ(m.rows, 4);
+  ASSERT_EQ(m.cols, 2000000);
+  std::string wrong;
+  for (std::int64_t i = 0; i < m.local_rows() && wrong.empty(); ++i) {
+    const std::int64_t row = m.first_row + i, from = m.offsets[std::size_t(i)];
+    const std::int64_t count = m.offsets[std::size_t(i) + 1] - from;
+    if (count != (row == 0 ? 1500000 : 1000)) {
+      wrong = "row " + std::to_string(row) + " holds " + std::to_string(count) + " entries";
+      break;
+    }
+    for (std::int64_t e = 0; e < count; ++e) {
+      const std::int64_t c = row == 0 ? e : 1999 * e + row;
+      const double v = row == 0 ? double(c % 7 + 1) : double(row);
+      if (m.columns[std::size_t(from + e)] != c || m.values[std::size_t(from + e)] != v) {
+        wrong = "row " + std::to_string(row) + ", entry " + std::to_string(e);
+        break;
+      }
+    }
+  }
+  EXPECT_TRUE(all_ranks(comm, wrong.empty())) << "rank " << comm.rank() << ": " << wrong;
+  EXPECT_EQ(comm.sum(static_cast<long long>(m.local_rows())), 4);
+  EXPECT_EQ(comm.sum(static_cast<long long>(m.nonzeros())), 1503000);
 }
 
 TEST(SparseInput, RowsBalancedByStoredEntries) {
