@@ -12,6 +12,7 @@
 #include "kembed/spectral/ca.hpp"
 #include "kembed/spectral/eigensolver.hpp"
 #include "kembed/spectral/krylov.hpp"
+#include "kembed/spectral/sparse_normal_operator.hpp"
 #include "kembed/spectral/spectral_step.hpp"
 #include "serial_reference.hpp"
 #include "test_support.hpp"
@@ -168,6 +169,17 @@ TEST(Krylov, ThickRestartWiderThanItsBlocksFindsEveryPair) {
         for (int t = 0; t < n; ++t) dot += v[std::size_t(i) * n + t] * v[std::size_t(j) * n + t];
         EXPECT_NEAR(dot, i == j ? 1.0 : 0.0, 1e-12) << i << " " << j;
       }
+  // An odd keep is rounded up to a multiple of the block, so that the blocks
+  // after it fill the basis exactly (a last block cut short breaks the
+  // Krylov relation: every cycle would end with a product of the Ritz
+  // vectors). So is the sparse fits' k + k/4 (62 for k = 50).
+  KrylovSettings odd = settings;
+  odd.keep = 13;
+  EXPECT_EQ(krylov_shape(k, odd, n).keep, 14);
+  const KrylovShape sparse = krylov_shape(50, sparse_krylov(KrylovSettings{}, 50, 20000), 20000);
+  EXPECT_EQ(sparse.b, 8);
+  EXPECT_EQ(sparse.keep % sparse.b, 0) << sparse.keep;
+  EXPECT_EQ((sparse.m - sparse.keep) % sparse.b, 0) << sparse.m << " " << sparse.keep;
   // Where keep + b does not fit the basis, the shape is the usual one (b >= k).
   settings.depth = 6;
   const KrylovShape narrow = krylov_shape(k, settings, n);
