@@ -66,11 +66,13 @@ class Launcher:
             # against 0.4 s). Its session directory then goes under a directory of
             # this run's own: isolated singletons sharing the default one failed to
             # open their input (MPI_ERR_OTHER) in 2 of 100 starts, four at a time,
-            # and in none of 100 with their own.
+            # and in none of 100 with their own. Their own even where the
+            # environment names one (CTest gives each test one, shared by the
+            # test's runs).
             session = tempfile.mkdtemp(prefix="kembed-mpi-")
             env = dict(os.environ)
             env.setdefault("OMPI_MCA_ess_singleton_isolated", "1")
-            env.setdefault("OMPI_MCA_orte_tmpdir_base", session)
+            env["OMPI_MCA_orte_tmpdir_base"] = session
         try:
             proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, env=env)
         except FileNotFoundError as e:
