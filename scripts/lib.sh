@@ -25,11 +25,12 @@ KEMBED_RUN_PACKAGES=(build-essential cmake pkg-config openmpi-bin libopenmpi-dev
 KEMBED_DOCS_PACKAGES=(python3-sphinx python3-myst-parser furo)
 # Only for tests and reports, not for building or running kembed: a local SLURM
 # cluster (tests/slurm), the scaling plot of jobs/report.py, the Python
-# package python/ (numpy, pytest, scipy for sparse input; scikit-learn only for an
-# optional comparison)
+# package python/ (numpy, pytest, scipy for sparse input; scikit-learn for its
+# estimator contract, test_python_sklearn_api, and the Pipeline example of
+# docs/python.md, which fail rather than pass untested without it)
 # and the documentation, whose build is a test.
 KEMBED_TEST_PACKAGES=(slurm-wlm munge python3-matplotlib python3-numpy python3-pytest python3-venv python3-pip
-  python3-h5py python3-scipy "${KEMBED_DOCS_PACKAGES[@]}")
+  python3-h5py python3-scipy python3-sklearn "${KEMBED_DOCS_PACKAGES[@]}")
 # Only for scripts/fuzz: clang, its libFuzzer and sanitizer runtimes, and
 # llvm-symbolizer (llvm-14) for readable stack traces in crash reports.
 KEMBED_FUZZ_PACKAGES=(clang libclang-rt-14-dev llvm-14)
