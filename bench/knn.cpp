@@ -27,6 +27,9 @@
 #include "kembed/mpi/comm.hpp"
 #include "kembed/mpi/session.hpp"
 #include "kembed/spectral/affinity_eigenpairs.hpp"
+#include "kembed/graph/graph_multigrid.hpp"
+#include "kembed/spectral/laplacian_preconditioner.hpp"
+#include "kembed/spectral/lobpcg.hpp"
 #include "kembed/spectral/normalized_affinity.hpp"
 
 using namespace kembed;
@@ -64,6 +67,8 @@ int main(int argc, char** argv) {
   std::string mode = argc > 1 ? argv[1] : "";
   int neighbors = 9, repeat = 1, k = 2, width = 12;
   bool scan = true, relabel = true;
+  graph::MultigridSettings mgs;
+  spectral::LobpcgSettings ls;
   for (int a = 2; a < argc; ++a) {
     const std::string s = argv[a];
     if (s == "--neighbors") neighbors = std::stoi(argv[++a]);
@@ -73,6 +78,16 @@ int main(int argc, char** argv) {
     else if (s == "--no-scan") scan = false;
     else if (s == "--no-relabel") relabel = false;
     else if (s == "--variant") variants.push_back(argv[++a]);
+    else if (s == "--coarsest") mgs.coarsest = std::stoll(argv[++a]);
+    else if (s == "--progress")
+      ls.progress = [](int it, int c, int k, double r) { if (Comm::world().is_root()) std::printf("it %d conv %d/%d worst %.2e\n", it, c, k, r); };
+    else if (s == "--seed") ls.seed = std::stoull(argv[++a]);
+    else if (s == "--gather") mgs.gather = std::stoll(argv[++a]);
+    else if (s == "--smoothing") mgs.smoothing = std::stoi(argv[++a]);
+    else if (s == "--omega") mgs.jacobi_weight = std::stod(argv[++a]);
+    else if (s == "--alpha") mgs.correction_weight = std::stod(argv[++a]);
+    else if (s == "--guard") ls.guard = std::stoi(argv[++a]);
+    else if (s == "--tol") ls.tol = std::stod(argv[++a]);
     else files.push_back(s);
   }
   try {
@@ -175,6 +190,43 @@ int main(int argc, char** argv) {
                       pairs.converged ? "" : " NOT CONVERGED");
           std::fflush(stdout);
         }
+      }
+    } else if (mode == "multigrid") {
+      // LOBPCG with the graph multigrid (--coarsest, --smoothing, --omega,
+      // --alpha, --guard, --tol).
+      auto file = io::open_matrix_file(comm, files.at(0));
+      graph::NeighborSettings s;
+      s.neighbors = neighbors;
+      const auto lists = graph::nearest_neighbors(*file, *file, s, true, comm);
+      std::vector<std::int64_t> label;
+      if (relabel && !lists.spatial_order.empty()) {
+        label.resize(lists.spatial_order.size());
+        for (std::size_t t = 0; t < label.size(); ++t) label[lists.spatial_order[t]] = std::int64_t(t);
+      }
+      BlacsGrid grid(comm);
+      graph::SparseRows w =
+          graph::symmetrized_rows(file->rows(), rows_block(file->rows(), label, comm), lists, comm, label);
+      std::optional<graph::GraphMultigrid> mg;
+      const double t_setup = timed(comm, [&] { mg.emplace(w, comm, mgs); });
+      spectral::NormalizedAffinity m(std::move(w), grid);
+      std::vector<double> top;
+      for (double d : m.degrees()) top.push_back(std::sqrt(d));
+      double norm = 0;
+      for (double t : top) norm += t * t;
+      norm = std::sqrt(comm.sum(norm));
+      for (double& t : top) t /= norm;
+      spectral::NormalizedLaplacianPreconditioner pre(*mg);
+      spectral::LobpcgResult r;
+      const double t = timed(comm, [&] { r = spectral::lobpcg_top_eigenpairs(m, k, pre, ls, top); });
+      if (comm.is_root()) {
+        std::string sizes, ev, res;
+        for (auto z : mg->level_sizes()) sizes += (sizes.empty() ? "" : " ") + std::to_string(z);
+        for (double mu : r.values) ev += (ev.empty() ? "" : ", ") + std::to_string(1 - mu);
+        char buf[64];
+        for (double e : r.residuals) std::snprintf(buf, sizeof buf, "%s%.1e", res.empty() ? "" : " ", e), res += buf;
+        std::printf("levels [%s] setup %.2f s; lobpcg %d iterations, %lld products, %.2f s; 1 - mu: %s; residuals %s%s\n",
+                    sizes.c_str(), t_setup, r.iterations, r.products, t, ev.c_str(), res.c_str(),
+                    r.converged ? "" : " NOT CONVERGED");
       }
     } else {
       throw Error("usage: kembed_bench_knn search|solve FILE... (see bench/knn.cpp)");
