@@ -165,6 +165,11 @@ void Run::solver(const SolveOptions& asked, const SolverOutcome& outcome) {
                         {"seed", asked.krylov.seed},
                         {"cycles", outcome.cycles},
                         {"block_products", outcome.products}};
+  if (outcome.used == "lobpcg")  // spectral --affinity knn, preconditioned by the graph's multigrid
+    report["lobpcg"] = {{"tol", asked.krylov.tol},
+                        {"seed", asked.krylov.seed},
+                        {"iterations", outcome.cycles},
+                        {"block_products", outcome.products}};
   report["memory_estimate_bytes_per_rank"] = outcome.memory_estimate;
   report["memory_limit_bytes_per_rank"] = outcome.memory_limit;
 }

@@ -1,6 +1,7 @@
 #include "kembed/spectral/affinity_eigenpairs.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <cmath>
 #include <numeric>
 #include <sstream>
@@ -8,6 +9,7 @@
 #include "kembed/linalg/dist_matrix.hpp"
 #include "kembed/spectral/chebyshev_filter.hpp"
 #include "kembed/spectral/eigensolver.hpp"
+#include "kembed/spectral/laplacian_preconditioner.hpp"
 
 namespace kembed::spectral {
 
@@ -75,19 +77,13 @@ class Deflated final : public SymmetricOperator {
   std::vector<double> px_, dots_;
 };
 
-// Rayleigh quotients and residuals of `v` (n x q, any grid) with M, in M's
-// row layout, with `top` (M's row layout; null: none) as one more column
-// first; the pairs sorted by descending quotient.
-void rayleigh_quotients(SymmetricOperator& m, const DistMatrix& v, AffinityEigenpairs& out,
-                        const std::vector<double>* top = nullptr) {
+// Rayleigh quotients and residuals with M of the q columns of `x` (M's row
+// layout: a DistMatrix on a (ranks x 1) grid with M's row block); the
+// pairs sorted by descending quotient.
+void rayleigh_quotients(SymmetricOperator& m, DistMatrix& x, AffinityEigenpairs& out) {
   const Comm& comm = m.grid().comm();
-  const int extra = top ? 1 : 0;
-  const int q = static_cast<int>(v.cols()) + extra;
-  BlacsGrid line(comm, comm.size(), 1);
-  DistMatrix x(line, m.order(), q, m.block_size(), std::max(1, q));
-  copy(v, 0, 0, m.order(), q - extra, x, 0, extra);
+  const int q = static_cast<int>(x.cols());
   const int rows = m.rows().local_size(), ld = x.ld();
-  if (extra) std::copy_n(top->data(), rows, x.data());
   std::vector<double> y(std::size_t(ld) * q);
   m.apply(x.data(), ld, q, y.data(), ld);
   std::vector<double> sums(std::size_t(3) * q, 0.0);  // v^T v, v^T M v, (Mv)^T (Mv)
@@ -126,6 +122,35 @@ void rayleigh_quotients(SymmetricOperator& m, const DistMatrix& v, AffinityEigen
   }
 }
 
+// `v` (n x q, any grid) with `top` (M's row layout; null: none) as one more
+// column first.
+void rayleigh_quotients(SymmetricOperator& m, const DistMatrix& v, AffinityEigenpairs& out,
+                        const std::vector<double>* top = nullptr) {
+  const int extra = top ? 1 : 0;
+  const int q = static_cast<int>(v.cols()) + extra;
+  BlacsGrid line(m.grid().comm(), m.grid().comm().size(), 1);
+  DistMatrix x(line, m.order(), q, m.block_size(), std::max(1, q));
+  copy(v, 0, 0, m.order(), q - extra, x, 0, extra);
+  if (extra) std::copy_n(top->data(), m.rows().local_size(), x.data());
+  rayleigh_quotients(m, x, out);
+}
+
+// The q columns of `vectors` (M's row layout, leading dimension max(1, local
+// rows)) with `top` as one more column first.
+void rayleigh_quotients(SymmetricOperator& m, const std::vector<double>& vectors, int q_given,
+                        AffinityEigenpairs& out, const std::vector<double>* top) {
+  const int extra = top ? 1 : 0;
+  const int q = q_given + extra;
+  BlacsGrid line(m.grid().comm(), m.grid().comm().size(), 1);
+  DistMatrix x(line, m.order(), q, m.block_size(), std::max(1, q));
+  const int rows = m.rows().local_size(), ld = std::max(1, rows);
+  for (int j = 0; j < q_given; ++j)
+    std::copy_n(vectors.data() + std::size_t(j) * ld, rows,
+                x.data() + std::size_t(j + extra) * x.ld());
+  if (extra) std::copy_n(top->data(), rows, x.data());
+  rayleigh_quotients(m, x, out);
+}
+
 }  // namespace
 
 int affinity_block_width(int q, std::int64_t /*n*/, const AffinitySolve& how) {
@@ -135,7 +160,8 @@ int affinity_block_width(int q, std::int64_t /*n*/, const AffinitySolve& how) {
 AffinityEigenpairs top_affinity_eigenpairs(SymmetricOperator& m, int q_all,
                                            const KrylovSettings& settings,
                                            const AffinitySolve& how,
-                                           const std::vector<double>& top) {
+                                           const std::vector<double>& top,
+                                           graph::GraphMultigrid* multigrid) {
   Counted counted(m);
   AffinityEigenpairs out;
   // Agreed: a rank without rows holds an empty `top` even when it is given.
@@ -156,8 +182,43 @@ AffinityEigenpairs top_affinity_eigenpairs(SymmetricOperator& m, int q_all,
     out.note = why;
   };
   const std::int64_t n = m.order();
-  if (!how.filter || n < 4 * std::int64_t(q + 5)) {
-    plain(how.filter ? "plain krylov on M (n too small for the filter)" : "");
+  std::string fallback;
+  if (how.method == AffinityMethod::multigrid) {
+    if (deflate && multigrid && multigrid->usable()) {
+      NormalizedLaplacianPreconditioner t(*multigrid);
+      LobpcgSettings ls;
+      ls.tol = settings.tol;
+      ls.guard = how.guard;
+      ls.seed = settings.seed;
+      LobpcgResult r = lobpcg_top_eigenpairs(counted, q, t, ls, top);
+      out.cycles = r.iterations;
+      out.converged = r.converged;
+      out.preconditioned = r.preconditioned;
+      out.levels = multigrid->level_sizes();
+      if (!r.converged) {
+        char text[200];
+        std::snprintf(text, sizeof text,
+                      "lobpcg did not reach the tolerance %.1e in %d iterations (largest "
+                      "relative residual %.3g)",
+                      settings.tol, r.iterations,
+                      *std::max_element(r.residuals.begin(), r.residuals.end()));
+        out.failure = text;
+      }
+      rayleigh_quotients(counted, r.vectors, q, out, known);
+      out.products = counted.products;
+      std::string sizes;
+      for (std::int64_t z : out.levels) sizes += (sizes.empty() ? "" : ", ") + std::to_string(z);
+      out.note = "lobpcg preconditioned by a multigrid V-cycle of the graph Laplacian (levels " +
+                 sizes + "); the top eigenvector sqrt(degree) deflated";
+      return out;
+    }
+    fallback = !deflate ? "multigrid needs the top eigenvector known; "
+               : !multigrid ? "no multigrid hierarchy given; "
+                            : "the graph's multigrid could not be built (coarsening stalled); ";
+  }
+  if (how.method == AffinityMethod::plain || n < 4 * std::int64_t(q + 5)) {
+    plain(fallback + (how.method != AffinityMethod::plain
+                          ? "plain krylov on M (n too small for the filter)" : ""));
     return out;
   }
   // (1) A lower bound of the q-th eigenvalue, from a short run on M.
@@ -175,7 +236,7 @@ AffinityEigenpairs top_affinity_eigenpairs(SymmetricOperator& m, int q_all,
   // the q-th eigenvalue already; the margin covers its round-off.
   const double cut = bound - 1e-3 * (1 - bound) - 1e-12;
   if (!(cut > -1 && cut < 1)) {
-    plain("plain krylov on M (no room for a filter: q-th eigenvalue estimate " +
+    plain(fallback + "plain krylov on M (no room for a filter: q-th eigenvalue estimate " +
           std::to_string(bound) + ")");
     return out;
   }
@@ -200,7 +261,7 @@ AffinityEigenpairs top_affinity_eigenpairs(SymmetricOperator& m, int q_all,
   rayleigh_quotients(counted, r.vectors, out, known);
   std::ostringstream note;
   note.precision(6);
-  note << "Chebyshev filter of degree " << degree << " damping [-1, " << cut
+  note << fallback << "Chebyshev filter of degree " << degree << " damping [-1, " << cut
        << "] (cut below the Ritz bound " << bound << " of eigenvalue " << q_all << ")";
   if (deflate) note << "; the top eigenvector sqrt(degree) deflated";
   if (out.values.back() <= cut) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <memory>
 #include <sstream>
 
 #include "kembed/core/error.hpp"
@@ -116,10 +117,13 @@ ProblemShape spectral_problem_shape(std::int64_t n, std::int64_t d, int nprow, i
     shape.solver = Solver::krylov;
     shape.graph_neighbors = resolved_neighbors(n, settings);
     const int wanted = settings.knn_solve.deflate ? k : k + 1;  // the top vector deflated
-    shape.graph_block = settings.knn_solve.filter
-                            ? affinity_block_width(wanted, n, settings.knn_solve)
-                        : settings.knn_solve.block > 0 ? settings.knn_solve.block
-                                                       : krylov_block_width(wanted, settings.krylov);
+    const AffinitySolve& how = settings.knn_solve;
+    shape.graph_multigrid = how.method == AffinityMethod::multigrid && how.deflate;
+    shape.graph_multigrid_settings = how.multigrid;
+    shape.graph_block = shape.graph_multigrid ? wanted + how.guard
+                        : how.method == AffinityMethod::filter ? affinity_block_width(wanted, n, how)
+                        : how.block > 0 ? how.block
+                                        : krylov_block_width(wanted, settings.krylov);
   }
   return shape;
 }
@@ -180,6 +184,11 @@ void fit_knn(io::MatrixFile& points, const BlacsGrid& grid,
 
   // Every point lists K - 1 >= 1 others, so every degree is at least 1/2.
   timer.start("assemble");
+  // The multigrid hierarchy of the graph (a copy of its rows and the
+  // coarser graphs), for the LOBPCG solve.
+  std::unique_ptr<graph::GraphMultigrid> multigrid;
+  if (settings.knn_solve.method == AffinityMethod::multigrid && settings.knn_solve.deflate)
+    multigrid = std::make_unique<graph::GraphMultigrid>(w, comm, settings.knn_solve.multigrid);
   NormalizedAffinity m(std::move(w), grid);
   r.min_degree = m.min_degree();
   r.max_degree = m.max_degree();
@@ -195,8 +204,8 @@ void fit_knn(io::MatrixFile& points, const BlacsGrid& grid,
   top_norm = std::sqrt(comm.sum(top_norm));
   for (double& t : top) t /= top_norm;
   AffinityEigenpairs pairs =
-      top_affinity_eigenpairs(m, k + 1, settings.krylov, settings.knn_solve, top);
-  r.solver_used = "krylov";
+      top_affinity_eigenpairs(m, k + 1, settings.krylov, settings.knn_solve, top, multigrid.get());
+  r.solver_used = pairs.levels.empty() ? "krylov" : "lobpcg";
   r.solver_note = pairs.note;
   r.iterations = pairs.cycles;
   r.matvecs = static_cast<int>(pairs.products);

@@ -186,7 +186,8 @@ std::string MemoryPlan::describe() const {
 // (n on each rank, 2 n while merging). The solve: the sparse rows of M
 // (at most 2 (K - 1) entries per row, a buffer index and a value each), the
 // degrees, the gathered rows of a product (at most every other row) and
-// those sent, the Chebyshev filter's three blocks, the Krylov basis, and
+// those sent, then either the multigrid hierarchy and LOBPCG's blocks (the
+// default) or the Chebyshev filter's three blocks and the Krylov basis, and
 // the results.
 MemoryPlan plan_sparse_graph(const ProblemShape& s) {
   const double n = static_cast<double>(s.n), ranks = double(s.nprow) * s.npcol;
@@ -207,8 +208,17 @@ MemoryPlan plan_sparse_graph(const ProblemShape& s) {
   const double fetched = std::min(n - rows, entries);
   plan.items.push_back(
       {"exchange buffers (gathered and sent rows)", (rows + 2 * fetched) * double(b) * kDouble});
-  plan.items.push_back({"Chebyshev filter blocks", 3 * rows * double(b) * kDouble});
-  plan.items.push_back({"krylov basis and Ritz vectors", rows * (m + 3 * double(b)) * kDouble});
+  if (s.graph_multigrid) {
+    plan.items.push_back({"multigrid hierarchy of the graph",
+                          graph::multigrid_planned_bytes(n, rows, entries, fetched, double(b),
+                                                         s.graph_multigrid_settings)});
+    // X, A X, the residuals, W, A W, P, A P, [W P] and its image, the new X
+    // and A X; the Rayleigh-Ritz matrices are (3 b)^2.
+    plan.items.push_back({"lobpcg blocks", 11 * rows * double(b) * kDouble});
+  } else {
+    plan.items.push_back({"Chebyshev filter blocks", 3 * rows * double(b) * kDouble});
+    plan.items.push_back({"krylov basis and Ritz vectors", rows * (m + 3 * double(b)) * kDouble});
+  }
   plan.items.push_back({"results gathered on rank 0", 3 * n * s.k * kDouble});
   // The k-d tree (euclidean, d <= kTreeMaxDims) holds every point twice
   // while it is built (as read, and in tree order), their indices and about

@@ -444,12 +444,15 @@ TEST(Manifold, PlanIsTheMdsPlanWithTheGraph) {
   EXPECT_TRUE(has(spectral, "  degree vectors (n, every rank): 480.0 kB"));
 
   // --affinity knn plans its sparse graph: no n x n matrix or eigenvector
-  // matrix, the rows of M and the Krylov basis instead, and far less memory.
+  // matrix, the rows of M, the graph's multigrid and LOBPCG's blocks
+  // instead (no Krylov basis: LOBPCG solves), and far less memory.
   const std::string knn = plan("spectral", {"-k", "2", "--affinity", "knn", "--neighbors", "10"});
   EXPECT_FALSE(contains(knn, "n x n matrix (local block)")) << knn;
   EXPECT_FALSE(contains(knn, "eigenvectors (n x n)")) << knn;
   EXPECT_TRUE(contains(knn, "sparse rows of M (K = 10)")) << knn;
-  EXPECT_TRUE(contains(knn, "krylov basis and Ritz vectors")) << knn;
+  EXPECT_TRUE(contains(knn, "multigrid hierarchy of the graph")) << knn;
+  EXPECT_TRUE(contains(knn, "lobpcg blocks")) << knn;
+  EXPECT_FALSE(contains(knn, "krylov basis")) << knn;
   EXPECT_FALSE(contains(knn, "neighbourhood graph")) << knn;
 }
 

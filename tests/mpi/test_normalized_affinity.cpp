@@ -208,7 +208,10 @@ namespace {
 
 spectral::LaplacianEigenmapsResult knn_embedding(const Comm& comm, const std::string& name,
                                                  const std::vector<double>& x, int n, int d,
-                                                 int neighbors, int nb, bool deflate = true) {
+                                                 int neighbors, int nb, bool deflate = true,
+                                                 spectral::AffinityMethod method =
+                                                     spectral::AffinityMethod::multigrid,
+                                                 int max_levels = 0) {
   const auto dir = test::scratch_dir(comm, "embedding_" + name);
   auto file = io::open_matrix_file(comm, test::write_bin(comm, dir, name + ".bin", x), {n, d});
   BlacsGrid grid(comm);
@@ -219,6 +222,8 @@ spectral::LaplacianEigenmapsResult knn_embedding(const Comm& comm, const std::st
   settings.solver = spectral::Solver::automatic;
   settings.block_size = nb;
   settings.knn_solve.deflate = deflate;
+  settings.knn_solve.method = method;
+  if (max_levels > 0) settings.knn_solve.multigrid.max_levels = max_levels;
   PhaseTimer timer(comm);
   return spectral::fit_laplacian_eigenmaps(*file, grid, settings, timer);
 }
@@ -271,18 +276,38 @@ TEST(SparseAffinity, EmbeddingMatchesDenseSerialEigenvectors) {
     if (want[std::size_t(arg) * 2 + c] < 0)
       for (int i = 0; i < n; ++i) want[std::size_t(i) * 2 + c] *= -1;
   }
-  for (bool deflate : {true, false})  // sqrt(degree) projected out, or found as the first pair
+  // The multigrid (LOBPCG) and the filter (Krylov on p(M)); with the top
+  // vector deflated or (the multigrid then needs it: the filter runs) found
+  // as the first pair; and a hierarchy that cannot be built (max_levels 1:
+  // the filter runs, and the note says why).
+  using spectral::AffinityMethod;
+  struct Case {
+    AffinityMethod method;
+    bool deflate;
+    int max_levels;
+    const char* solver;  // solver_used
+    const char* note;    // in the note
+  };
+  for (const Case& c : {Case{AffinityMethod::multigrid, true, 0, "lobpcg", "multigrid V-cycle"},
+                        Case{AffinityMethod::multigrid, false, 0, "krylov", "top eigenvector known"},
+                        Case{AffinityMethod::multigrid, true, 1, "krylov", "could not be built"},
+                        Case{AffinityMethod::filter, true, 0, "krylov", "Chebyshev filter"},
+                        Case{AffinityMethod::filter, false, 0, "krylov", "Chebyshev filter"}})
     for (int nb : {8, 64}) {
-      const auto r =
-          knn_embedding(comm, "roll" + std::to_string(nb), x, n, d, neighbors, nb, deflate);
+      const auto r = knn_embedding(comm, "roll" + std::to_string(nb), x, n, d, neighbors, nb,
+                                   c.deflate, c.method, c.max_levels);
+      const std::string what = std::string(c.solver) + " block size " + std::to_string(nb) +
+                               ", deflated " + std::to_string(c.deflate) + ", note " + r.solver_note;
       if (comm.is_root()) {
         ASSERT_EQ(r.embedding.size(), want.size());
-        EXPECT_LT(test::max_abs_diff(r.embedding, want), 1e-10)
-            << "block size " << nb << ", deflated " << deflate;
+        EXPECT_LT(test::max_abs_diff(r.embedding, want), 1e-10) << what;
         EXPECT_NEAR(r.affinity_eigenvalues[0], 1, 1e-12);
         EXPECT_NEAR(r.affinity_eigenvalues[1], lambda[n - 2], 1e-12);
         EXPECT_NEAR(r.affinity_eigenvalues[2], lambda[n - 3], 1e-12);
-        EXPECT_EQ(r.solver_note.find("deflated") != std::string::npos, deflate) << r.solver_note;
+        EXPECT_EQ(r.solver_note.find("eigenvector sqrt(degree) deflated") != std::string::npos,
+                  c.deflate) << what;
+        EXPECT_EQ(r.solver_used, c.solver) << what;
+        EXPECT_NE(r.solver_note.find(c.note), std::string::npos) << what;
       }
       EXPECT_TRUE(r.graph && r.graph->components == 1);
     }

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "kembed/graph/graph_multigrid.hpp"
 #include "kembed/spectral/eigensolver.hpp"
 
 namespace kembed {
@@ -43,6 +44,12 @@ struct ProblemShape {
   /// Krylov basis of a block of graph_block columns.
   int graph_neighbors = 0;
   int graph_block = 0;
+  /// The graph's eigenpairs by LOBPCG with its multigrid (AffinityMethod::
+  /// multigrid): the plan counts the hierarchy (multigrid_planned_bytes with
+  /// these settings) and LOBPCG's blocks of graph_block columns instead of
+  /// the Chebyshev filter's blocks and the Krylov basis.
+  bool graph_multigrid = false;
+  graph::MultigridSettings graph_multigrid_settings{};
   /// The matrix is never stored (`--storage none`, krylov only): the plan
   /// counts the points' panels, one recomputed chunk, the lower-block
   /// product's buffers (PointMatrixOperator::planned_cost), the row means
