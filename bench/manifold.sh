@@ -2,8 +2,8 @@
 # Isomap and Laplacian eigenmaps end to end with their phases, beside
 # scikit-learn's Isomap(n_neighbors=K, eigen_solver='arpack') and
 # SpectralEmbedding(affinity='rbf') on the same file (issue 15), and the knn
-# affinity, kembed spectral --affinity knn (sparse rows, Chebyshev-filtered
-# Krylov) beside SpectralEmbedding(affinity='nearest_neighbors',
+# affinity, kembed spectral --affinity knn (sparse rows, LOBPCG with the
+# graph's multigrid) beside SpectralEmbedding(affinity='nearest_neighbors',
 # n_neighbors=K) (issue 42), and landmark Isomap (--approx landmark
 # --landmarks M, issue 40; scikit-learn has none: its embedding is compared
 # with exact kembed Isomap's by Procrustes, rotation and shift, as
@@ -84,7 +84,9 @@ for m in methods:
     r = json.load(open(f"{out}/{m}/run.json"))
     phases = ", ".join(f"{k} {v:.2f}" for k, v in r["time_seconds"].items() if v >= 0.01)
     y = np.loadtxt(f"{out}/{m}/embedding.csv", delimiter=",", skiprows=1)
-    products = r.get("krylov", {}).get("block_products", "-")
+    products = r.get("krylov", r.get("lobpcg", {})).get("block_products", "-")
+    if "lobpcg" in r:
+        products = f"{products} ({r['lobpcg']['iterations']} lobpcg iterations)"
     rss = open(f"{out}/{m}.time").read().split(",")[-1].strip().split(" max")[0]
     sk, diff = "-", "-"
     if m == "landmark" and "isomap" in methods:
