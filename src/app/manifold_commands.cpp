@@ -312,7 +312,7 @@ po::options_description spectral_options() {
       ("affinity", po::value<std::string>()->default_value("rbf"),
        "rbf: exp(-gamma ||x - y||^2), a dense n x n matrix; knn: 1/2 (C + C^T) with C the "
        "K-nearest-neighbour connectivity (scikit-learn's nearest_neighbors), held as sparse "
-       "rows (memory O(n K / ranks)) and solved by krylov on a Chebyshev filter; --solver "
+       "rows (memory O(n K / ranks)) and solved by LOBPCG with the graph's multigrid; --solver "
        "evd, evr and elpa need the dense matrix and are refused with knn")
       ("gamma", po::value<double>(), "rbf: coefficient (default 1/d)")
       ("neighbors", po::value<int>(),
