@@ -6,14 +6,20 @@
 //     graph by top_affinity_eigenpairs, for each --variant
 //     (deflate,rough_cycles,degree,block,rough_tol,depth; 0 keeps the default), with its
 //     products of M, cycles and time;
-//   product FILE: the time of one product of M with a block.
+//   product FILE: the time of one product of M with a block;
+//   multigrid FILE: the k pairs below the top one by LOBPCG with the graph's
+//     multigrid (the default solver), its levels, iterations and time.
 //
 //   mpirun -np 2 kembed_bench_knn search FILE... [--neighbors 9] [--repeat 1] [--no-scan]
 //   mpirun -np 2 kembed_bench_knn product FILE [--width 12] [--repeat 50] [--no-relabel]
 //   mpirun -np 2 kembed_bench_knn solve FILE [--neighbors 9] [-k 2] [--no-relabel]
-//       [--variant 1,2,0,0]...
+//       [--variant 1,2,0,0]...   (the Chebyshev filter's variants)
+//   mpirun -np 2 kembed_bench_knn multigrid FILE [--neighbors 9] [-k 2] [--guard 2]
+//       [--alpha 1.5] [--smoothing 1] [--omega 0.667] [--coarsest 1500] [--gather 20000]
+//       [--tol 1e-12] [--seed 42] [--progress]
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -56,6 +62,39 @@ bool same(const graph::NeighborLists& a, const graph::NeighborLists& b) {
 // spatial order, else blocks of 64.
 int rows_block(std::int64_t n, const std::vector<std::int64_t>& label, const Comm& comm) {
   return label.empty() ? 64 : static_cast<int>(std::max<std::int64_t>(64, (n + comm.size() - 1) / comm.size()));
+}
+
+// The kNN lists of the points in `path` (K - 1 = `neighbors` others) and,
+// with `relabel` and the tree, the vertices' numbers in its order.
+struct Listed {
+  std::unique_ptr<io::MatrixFile> file;
+  graph::NeighborLists lists;
+  std::vector<std::int64_t> label;
+  std::int64_t n() const { return file->rows(); }
+};
+
+Listed listed(const std::string& path, int neighbors, bool relabel, const Comm& comm) {
+  Listed g;
+  g.file = io::open_matrix_file(comm, path);
+  graph::NeighborSettings s;
+  s.neighbors = neighbors;
+  g.lists = graph::nearest_neighbors(*g.file, *g.file, s, true, comm);
+  if (relabel && !g.lists.spatial_order.empty()) {
+    g.label.resize(g.lists.spatial_order.size());
+    for (std::size_t t = 0; t < g.label.size(); ++t) g.label[g.lists.spatial_order[t]] = std::int64_t(t);
+  }
+  return g;
+}
+
+// sqrt(degree) / ||sqrt(degree)||: M's eigenvector of eigenvalue 1 (this rank's rows).
+std::vector<double> top_vector(const spectral::NormalizedAffinity& m, const Comm& comm) {
+  std::vector<double> top;
+  for (double d : m.degrees()) top.push_back(std::sqrt(d));
+  double norm = 0;
+  for (double t : top) norm += t * t;
+  norm = std::sqrt(comm.sum(norm));
+  for (double& t : top) t /= norm;
+  return top;
 }
 
 }  // namespace
@@ -122,18 +161,10 @@ int main(int argc, char** argv) {
     } else if (mode == "product") {
       // Time per product of M with a block of --width columns, vertices in the
       // tree's order or (--no-relabel) in the file's.
-      auto file = io::open_matrix_file(comm, files.at(0));
-      graph::NeighborSettings s;
-      s.neighbors = neighbors;
-      const auto lists = graph::nearest_neighbors(*file, *file, s, true, comm);
-      std::vector<std::int64_t> label;
-      if (relabel && !lists.spatial_order.empty()) {
-        label.resize(lists.spatial_order.size());
-        for (std::size_t t = 0; t < label.size(); ++t) label[lists.spatial_order[t]] = std::int64_t(t);
-      }
+      const Listed g = listed(files.at(0), neighbors, relabel, comm);
       BlacsGrid grid(comm);
       spectral::NormalizedAffinity m(
-          graph::symmetrized_rows(file->rows(), rows_block(file->rows(), label, comm), lists, comm, label), grid);
+          graph::symmetrized_rows(g.n(), rows_block(g.n(), g.label, comm), g.lists, comm, g.label), grid);
       const int rows = std::max(1, m.rows().local_size());
       std::vector<double> x(std::size_t(rows) * width, 1.0), y(x.size());
       const double t = timed(comm, [&] {
@@ -141,17 +172,9 @@ int main(int argc, char** argv) {
       });
       if (comm.is_root())
         std::printf("n %lld width %d relabelled %d: %.2f ms per product\n",
-                    (long long)file->rows(), width, relabel ? 1 : 0, 1e3 * t / repeat);
+                    (long long)g.n(), width, relabel ? 1 : 0, 1e3 * t / repeat);
     } else if (mode == "solve") {
-      auto file = io::open_matrix_file(comm, files.at(0));
-      graph::NeighborSettings s;
-      s.neighbors = neighbors;
-      const auto lists = graph::nearest_neighbors(*file, *file, s, true, comm);
-      std::vector<std::int64_t> label;  // the vertices in the tree's order, as fit_knn numbers them
-      if (relabel && !lists.spatial_order.empty()) {
-        label.resize(lists.spatial_order.size());
-        for (std::size_t t = 0; t < label.size(); ++t) label[lists.spatial_order[t]] = std::int64_t(t);
-      }
+      const Listed g = listed(files.at(0), neighbors, relabel, comm);  // numbered as fit_knn does
       BlacsGrid grid(comm);
       if (variants.empty()) variants.push_back("1,0,0,0");
       if (comm.is_root())
@@ -164,18 +187,14 @@ int main(int argc, char** argv) {
         std::sscanf(v.c_str(), "%d,%d,%d,%d,%lf,%d", &f[0], &f[1], &f[2], &f[3], &rough_tol, &depth);
         how.depth = depth;
         if (rough_tol > 0) how.rough_tol = rough_tol;
+        how.method = spectral::AffinityMethod::filter;  // the variants are the filter's
         how.deflate = f[0] != 0;
         if (f[1] > 0) how.rough_cycles = f[1];
         how.degree = f[2];
         how.block = f[3];
         spectral::NormalizedAffinity m(
-            graph::symmetrized_rows(file->rows(), rows_block(file->rows(), label, comm), lists, comm, label), grid);
-        std::vector<double> top;
-        for (double d : m.degrees()) top.push_back(std::sqrt(d));
-        double norm = 0;
-        for (double t : top) norm += t * t;
-        norm = std::sqrt(comm.sum(norm));
-        for (double& t : top) t /= norm;
+            graph::symmetrized_rows(g.n(), rows_block(g.n(), g.label, comm), g.lists, comm, g.label), grid);
+        const std::vector<double> top = top_vector(m, comm);
         spectral::KrylovSettings ks;
         spectral::AffinityEigenpairs pairs;
         const double t = timed(comm, [&] {
@@ -194,27 +213,14 @@ int main(int argc, char** argv) {
     } else if (mode == "multigrid") {
       // LOBPCG with the graph multigrid (--coarsest, --smoothing, --omega,
       // --alpha, --guard, --tol).
-      auto file = io::open_matrix_file(comm, files.at(0));
-      graph::NeighborSettings s;
-      s.neighbors = neighbors;
-      const auto lists = graph::nearest_neighbors(*file, *file, s, true, comm);
-      std::vector<std::int64_t> label;
-      if (relabel && !lists.spatial_order.empty()) {
-        label.resize(lists.spatial_order.size());
-        for (std::size_t t = 0; t < label.size(); ++t) label[lists.spatial_order[t]] = std::int64_t(t);
-      }
+      const Listed g = listed(files.at(0), neighbors, relabel, comm);
       BlacsGrid grid(comm);
       graph::SparseRows w =
-          graph::symmetrized_rows(file->rows(), rows_block(file->rows(), label, comm), lists, comm, label);
+          graph::symmetrized_rows(g.n(), rows_block(g.n(), g.label, comm), g.lists, comm, g.label);
       std::optional<graph::GraphMultigrid> mg;
       const double t_setup = timed(comm, [&] { mg.emplace(w, comm, mgs); });
       spectral::NormalizedAffinity m(std::move(w), grid);
-      std::vector<double> top;
-      for (double d : m.degrees()) top.push_back(std::sqrt(d));
-      double norm = 0;
-      for (double t : top) norm += t * t;
-      norm = std::sqrt(comm.sum(norm));
-      for (double& t : top) t /= norm;
+      const std::vector<double> top = top_vector(m, comm);
       spectral::NormalizedLaplacianPreconditioner pre(*mg);
       spectral::LobpcgResult r;
       const double t = timed(comm, [&] { r = spectral::lobpcg_top_eigenpairs(m, k, pre, ls, top); });
