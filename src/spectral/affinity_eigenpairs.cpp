@@ -190,31 +190,43 @@ AffinityEigenpairs top_affinity_eigenpairs(SymmetricOperator& m, int q_all,
       ls.tol = settings.tol;
       ls.guard = how.guard;
       ls.seed = settings.seed;
+      ls.max_iterations = how.max_iterations;
       LobpcgResult r = lobpcg_top_eigenpairs(counted, q, t, ls, top);
       out.cycles = r.iterations;
-      out.converged = r.converged;
       out.preconditioned = r.preconditioned;
-      out.levels = multigrid->level_sizes();
-      if (!r.converged) {
-        char text[200];
-        std::snprintf(text, sizeof text,
-                      "lobpcg did not reach the tolerance %.1e in %d iterations (largest "
-                      "relative residual %.3g)",
-                      settings.tol, r.iterations,
-                      *std::max_element(r.residuals.begin(), r.residuals.end()));
-        out.failure = text;
-      }
-      rayleigh_quotients(counted, r.vectors, q, out, known);
-      out.products = counted.products;
       std::string sizes;
-      for (std::int64_t z : out.levels) sizes += (sizes.empty() ? "" : ", ") + std::to_string(z);
-      out.note = "lobpcg preconditioned by a multigrid V-cycle of the graph Laplacian (levels " +
-                 sizes + "); the top eigenvector sqrt(degree) deflated";
-      return out;
+      for (std::int64_t z : multigrid->level_sizes())
+        sizes += (sizes.empty() ? "" : ", ") + std::to_string(z);
+      if (r.converged) {
+        out.converged = true;
+        out.levels = multigrid->level_sizes();
+        rayleigh_quotients(counted, r.vectors, q, out, known);
+        out.products = counted.products;
+        out.note = "lobpcg preconditioned by a multigrid V-cycle of the graph Laplacian (levels " +
+                   sizes + "); the top eigenvector sqrt(degree) deflated";
+        if (r.at_precision_floor) {
+          char text[160];
+          std::snprintf(text, sizeof text,
+                        "; stopped at its precision floor, largest relative residual %.2g above "
+                        "--tol %.1e",
+                        *std::max_element(r.residuals.begin(), r.residuals.end()), settings.tol);
+          out.note += text;
+        }
+        return out;
+      }
+      // A graph on which the multigrid preconditions poorly: the filter.
+      char text[200];
+      std::snprintf(text, sizeof text,
+                    "lobpcg with the multigrid (levels %s) did not converge in %d iterations "
+                    "(largest relative residual %.2g); ",
+                    sizes.c_str(), r.iterations,
+                    *std::max_element(r.residuals.begin(), r.residuals.end()));
+      fallback = text;
+    } else {
+      fallback = !deflate ? "multigrid needs the top eigenvector known; "
+                 : !multigrid ? "no multigrid hierarchy given; "
+                              : "the graph's multigrid could not be built (coarsening stalled); ";
     }
-    fallback = !deflate ? "multigrid needs the top eigenvector known; "
-               : !multigrid ? "no multigrid hierarchy given; "
-                            : "the graph's multigrid could not be built (coarsening stalled); ";
   }
   if (how.method == AffinityMethod::plain || n < 4 * std::int64_t(q + 5)) {
     plain(fallback + (how.method != AffinityMethod::plain

@@ -11,12 +11,57 @@ namespace kembed::spectral {
 
 namespace {
 
-// A block of this rank's rows, column-major with leading dimension ld.
+// The buffers of the blocks freed during one LOBPCG run, which the next
+// blocks take instead of fresh memory: a block of n rows is allocated many
+// times per iteration, and fresh memory's first touch is slow on VMs (page
+// faults were 18% of a run at n = 10^6, one rank). Set by SpareBuffers.
+std::vector<std::vector<double>>* spare = nullptr;
+
+struct SpareBuffers {
+  std::vector<std::vector<double>> pool;
+  SpareBuffers() { spare = &pool; }
+  ~SpareBuffers() { spare = nullptr; }
+  SpareBuffers(const SpareBuffers&) = delete;
+  SpareBuffers& operator=(const SpareBuffers&) = delete;
+};
+
+// A block of this rank's rows, column-major with leading dimension ld;
+// zero-filled unless `zero` is false (a block its maker overwrites whole).
 struct Block {
   int ld = 1, cols = 0;
   std::vector<double> v;
   Block() = default;
-  Block(int ld_, int cols_) : ld(ld_), cols(cols_), v(std::size_t(ld_) * cols_, 0.0) {}
+  Block(int ld_, int cols_, bool zero = true) : ld(ld_), cols(cols_) {
+    const std::size_t n = std::size_t(ld_) * cols_;
+    if (spare) {  // the smallest spare buffer that holds n
+      std::size_t best = spare->size();
+      for (std::size_t i = 0; i < spare->size(); ++i)
+        if ((*spare)[i].capacity() >= n &&
+            (best == spare->size() || (*spare)[i].capacity() < (*spare)[best].capacity()))
+          best = i;
+      if (best < spare->size()) {
+        v = std::move((*spare)[best]);
+        spare->erase(spare->begin() + std::ptrdiff_t(best));
+      }
+    }
+    if (zero)
+      v.assign(n, 0.0);
+    else
+      v.resize(n);
+  }
+  Block(const Block&) = delete;
+  Block& operator=(const Block&) = delete;
+  Block(Block&& o) noexcept : ld(o.ld), cols(o.cols), v(std::move(o.v)) {}
+  // Swaps, so that the buffer replaced goes back to the spares with `o`.
+  Block& operator=(Block&& o) noexcept {
+    std::swap(ld, o.ld);
+    std::swap(cols, o.cols);
+    v.swap(o.v);
+    return *this;
+  }
+  ~Block() {
+    if (spare && v.capacity() > 0) spare->push_back(std::move(v));
+  }
   double* col(int c) { return v.data() + std::size_t(c) * ld; }
   const double* col(int c) const { return v.data() + std::size_t(c) * ld; }
 };
@@ -30,6 +75,7 @@ class Lobpcg {
         deflating_(comm_.max(u.empty() ? 0.0 : 1.0) > 0) {}
 
   LobpcgResult run(int k) {
+    SpareBuffers buffers;  // before every block of the run, so it outlives them
     LobpcgResult out;
     const std::int64_t room = a_.order() - (u_.empty() ? 0 : 1);
     const int m = static_cast<int>(std::min<std::int64_t>(k + s_.guard, room));
@@ -49,6 +95,8 @@ class Lobpcg {
     std::vector<double> theta;
     rayleigh_ritz_x(x, ax, theta);
     Block p;
+    double best = INFINITY;
+    int best_it = 0;
     for (int it = 1; it <= s_.max_iterations; ++it) {
       out.iterations = it;
       Block r = residual(x, ax, theta);
@@ -63,7 +111,12 @@ class Lobpcg {
         converged += res[j] <= s_.tol;
         worst = std::max(worst, res[j]);
       }
-      if (converged == k || it % 16 == 0) {
+      // The precision floor: no halving of the largest residual in
+      // kFloorIterations iterations (round-off in the products of many rows
+      // stops LOBPCG above a --tol below it).
+      if (worst < best / 2) best = worst, best_it = it;
+      const bool stalled = it - best_it >= kFloorIterations && best <= kFloorAccepted;
+      if (converged == k || it % 16 == 0 || stalled) {
         // The updated A X drifts from the product: refresh it, and confirm
         // a convergence with it.
         ax = multiply(x);
@@ -77,15 +130,16 @@ class Lobpcg {
           converged += res[j] <= s_.tol;
           worst = std::max(worst, res[j]);
         }
-        if (converged == k) {
+        if (converged == k || (stalled && worst <= kFloorAccepted)) {
           out.converged = true;
+          out.at_precision_floor = converged < k;
           finish(out, x, theta, res, k);
           return out;
         }
       }
       if (s_.progress) s_.progress(it, converged, k, worst);
       // W = T R, orthogonal to u and X.
-      Block w(ld_, m);
+      Block w(ld_, m, false);
       t_.apply(r.v.data(), r.ld, m, w.v.data(), w.ld);
       ++out.preconditioned;
       deflate(w);
@@ -101,7 +155,7 @@ class Lobpcg {
       // carried along (A P from earlier products) loses its accuracy where
       // P's columns cancel near convergence, and the Rayleigh-Ritz step then
       // trusts a wrong Rayleigh quotient.
-      Block z(ld_, w.cols + p.cols), none;
+      Block z(ld_, w.cols + p.cols, false), none;
       std::copy(w.v.begin(), w.v.end(), z.v.begin());
       if (p.cols > 0) std::copy(p.v.begin(), p.v.end(), z.v.begin() + w.v.size());
       bool spans = svqb(z, none);
@@ -174,7 +228,7 @@ class Lobpcg {
 
  private:
   Block multiply(const Block& x) {
-    Block y(ld_, x.cols);
+    Block y(ld_, x.cols, false);
     a_.apply(x.v.data(), x.ld, x.cols, y.v.data(), y.ld);
     ++products;
     return y;
@@ -260,7 +314,7 @@ class Lobpcg {
       ++kept;
     }
     if (kept == 0) return false;
-    Block nz(ld_, kept), naz(ld_, kept);
+    Block nz(ld_, kept, false), naz = az.cols == q ? Block(ld_, kept, false) : Block();
     if (rows_ > 0) {
       lapack::gemm('N', 'N', rows_, kept, q, 1.0, z.v.data(), z.ld, t.data(), q, 0.0, nz.v.data(),
                    nz.ld);
@@ -296,7 +350,7 @@ class Lobpcg {
 
   // [a b] C for the (a.cols + b.cols) x m C.
   Block combine(const Block& a, const Block& b, const std::vector<double>& c, int sc, int m) {
-    Block y(ld_, m);
+    Block y(ld_, m, false);
     if (rows_ == 0) return y;
     lapack::gemm('N', 'N', rows_, m, a.cols, 1.0, a.v.data(), a.ld, c.data(), sc, 0.0, y.v.data(),
                  y.ld);
@@ -308,7 +362,7 @@ class Lobpcg {
 
   // b C[offset:, :].
   Block combine_tail(const Block& b, const std::vector<double>& c, int sc, int offset, int m) {
-    Block y(ld_, m);
+    Block y(ld_, m, b.cols == 0);
     if (rows_ == 0 || b.cols == 0) return y;
     lapack::gemm('N', 'N', rows_, m, b.cols, 1.0, b.v.data(), b.ld, c.data() + offset, sc, 0.0,
                  y.v.data(), y.ld);
@@ -316,7 +370,7 @@ class Lobpcg {
   }
 
   Block residual(const Block& x, const Block& ax, const std::vector<double>& theta) {
-    Block r(ld_, x.cols);
+    Block r(ld_, x.cols, false);
     for (int c = 0; c < x.cols; ++c)
       for (int i = 0; i < rows_; ++i) r.col(c)[i] = ax.col(c)[i] - theta[c] * x.col(c)[i];
     return r;

@@ -233,3 +233,28 @@ TEST(GraphMultigrid, LobpcgMatchesDenseEigenpairs) {
     EXPECT_LT(comm.max(worst), 1e-9) << layout.name;
   }
 }
+
+// A tolerance below round-off: LOBPCG stops at its precision floor (the
+// largest residual no longer halving), converged and saying so, with
+// residuals far below kFloorAccepted, long before max_iterations.
+TEST(GraphMultigrid, LobpcgStopsAtItsPrecisionFloor) {
+  const Comm comm = Comm::world();
+  const int r = 24, c = 25, k = 2;
+  BlacsGrid grid(comm);
+  graph::SparseRows rows = lattice_rows(r, c, block_of(Layout{0, ""}, r * c, comm), comm);
+  graph::GraphMultigrid mg(rows, comm, small_levels());
+  spectral::NormalizedAffinity op(std::move(rows), grid);
+  std::vector<double> top(op.degrees().size());
+  double norm = 0;
+  for (std::size_t i = 0; i < top.size(); ++i) norm += (top[i] = std::sqrt(op.degrees()[i])) * top[i];
+  norm = std::sqrt(comm.sum(norm));
+  for (double& t : top) t /= norm;
+  spectral::NormalizedLaplacianPreconditioner t(mg);
+  spectral::LobpcgSettings settings;
+  settings.tol = 1e-19;
+  const auto result = spectral::lobpcg_top_eigenpairs(op, k, t, settings, top);
+  EXPECT_TRUE(result.converged);
+  EXPECT_TRUE(result.at_precision_floor);
+  EXPECT_LT(result.iterations, 300);
+  for (double res : result.residuals) EXPECT_LT(res, 1e-13);
+}

@@ -211,7 +211,7 @@ spectral::LaplacianEigenmapsResult knn_embedding(const Comm& comm, const std::st
                                                  int neighbors, int nb, bool deflate = true,
                                                  spectral::AffinityMethod method =
                                                      spectral::AffinityMethod::multigrid,
-                                                 int max_levels = 0) {
+                                                 int max_levels = 0, int lobpcg_iterations = 0) {
   const auto dir = test::scratch_dir(comm, "embedding_" + name);
   auto file = io::open_matrix_file(comm, test::write_bin(comm, dir, name + ".bin", x), {n, d});
   BlacsGrid grid(comm);
@@ -224,6 +224,7 @@ spectral::LaplacianEigenmapsResult knn_embedding(const Comm& comm, const std::st
   settings.knn_solve.deflate = deflate;
   settings.knn_solve.method = method;
   if (max_levels > 0) settings.knn_solve.multigrid.max_levels = max_levels;
+  if (lobpcg_iterations > 0) settings.knn_solve.max_iterations = lobpcg_iterations;
   PhaseTimer timer(comm);
   return spectral::fit_laplacian_eigenmaps(*file, grid, settings, timer);
 }
@@ -278,24 +279,27 @@ TEST(SparseAffinity, EmbeddingMatchesDenseSerialEigenvectors) {
   }
   // The multigrid (LOBPCG) and the filter (Krylov on p(M)); with the top
   // vector deflated or (the multigrid then needs it: the filter runs) found
-  // as the first pair; and a hierarchy that cannot be built (max_levels 1:
-  // the filter runs, and the note says why).
+  // as the first pair; a hierarchy that cannot be built (max_levels 1) and
+  // LOBPCG stopped before it converges (2 iterations): the filter runs, and
+  // the note says why.
   using spectral::AffinityMethod;
   struct Case {
     AffinityMethod method;
     bool deflate;
-    int max_levels;
+    int max_levels, lobpcg_iterations;
     const char* solver;  // solver_used
     const char* note;    // in the note
   };
-  for (const Case& c : {Case{AffinityMethod::multigrid, true, 0, "lobpcg", "multigrid V-cycle"},
-                        Case{AffinityMethod::multigrid, false, 0, "krylov", "top eigenvector known"},
-                        Case{AffinityMethod::multigrid, true, 1, "krylov", "could not be built"},
-                        Case{AffinityMethod::filter, true, 0, "krylov", "Chebyshev filter"},
-                        Case{AffinityMethod::filter, false, 0, "krylov", "Chebyshev filter"}})
+  for (const Case& c :
+       {Case{AffinityMethod::multigrid, true, 0, 0, "lobpcg", "multigrid V-cycle"},
+        Case{AffinityMethod::multigrid, false, 0, 0, "krylov", "top eigenvector known"},
+        Case{AffinityMethod::multigrid, true, 1, 0, "krylov", "could not be built"},
+        Case{AffinityMethod::multigrid, true, 0, 2, "krylov", "did not converge in 2 iterations"},
+        Case{AffinityMethod::filter, true, 0, 0, "krylov", "Chebyshev filter"},
+        Case{AffinityMethod::filter, false, 0, 0, "krylov", "Chebyshev filter"}})
     for (int nb : {8, 64}) {
       const auto r = knn_embedding(comm, "roll" + std::to_string(nb), x, n, d, neighbors, nb,
-                                   c.deflate, c.method, c.max_levels);
+                                   c.deflate, c.method, c.max_levels, c.lobpcg_iterations);
       const std::string what = std::string(c.solver) + " block size " + std::to_string(nb) +
                                ", deflated " + std::to_string(c.deflate) + ", note " + r.solver_note;
       if (comm.is_root()) {

@@ -22,7 +22,8 @@ enum class AffinityMethod {
   /// k = 2, 2 ranks: 39, 47 and 69 at n = 16,000, 10^5 and 10^6, where the
   /// filter took 598, 1652 and 6280 products). Needs the graph's rows (the
   /// hierarchy) and the top vector to deflate; without them, or when the
-  /// hierarchy cannot be built, the filter runs instead.
+  /// hierarchy cannot be built, or LOBPCG does not converge within
+  /// AffinitySolve::max_iterations, the filter runs instead.
   multigrid,
   filter,  ///< Krylov on the Chebyshev filter p(M)
   plain,   ///< Krylov on M (the reference)
@@ -34,6 +35,9 @@ struct AffinitySolve {
   /// multigrid: LOBPCG's columns beyond the wanted pairs (at n = 10^6: 2
   /// took 69 iterations, 12.5 s; 3 took 68, 17.8 s), and the hierarchy.
   int guard = 2;
+  /// multigrid: LOBPCG iterations before the filter runs instead (a graph
+  /// on which the multigrid preconditions poorly; 39-69 at n = 16,000-10^6).
+  int max_iterations = 500;
   graph::MultigridSettings multigrid{};
   /// Products of M per filter application; 0: chosen from the cut so that
   /// the damped part shrinks by kFilterDamping, within [8, kMaxFilterDegree].

@@ -45,8 +45,21 @@ struct LobpcgResult {
   int iterations = 0;
   long long products = 0;         ///< block products of A
   long long preconditioned = 0;   ///< applications of the preconditioner
+  /// Every pair within tol, or (at_precision_floor) the largest residual
+  /// no longer falling but at most kFloorAccepted.
   bool converged = false;
+  bool at_precision_floor = false;
 };
+
+/// Iterations without the largest residual halving, once it is at most
+/// kFloorAccepted, after which LOBPCG stops at its precision floor
+/// (converged, with at_precision_floor). A slower fall above kFloorAccepted
+/// goes on to max_iterations.
+/// Swiss roll, n = 10^6, 2 ranks: the residual fell by about 0.73 per
+/// iteration to 1e-12 in 64 iterations, then crept from 8e-13 to 2.5e-13
+/// in the next 110.
+inline constexpr int kFloorIterations = 48;
+inline constexpr double kFloorAccepted = 1e-10;
 
 /// Collective over a.grid(): the k algebraically largest eigenpairs of `a`
 /// in the orthogonal complement of `deflate` (this rank's rows of a unit
