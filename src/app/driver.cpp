@@ -133,14 +133,17 @@ std::string Run::staged_path(const std::string& name) {
 
 KrylovSettings Run::krylov(const SolveOptions& asked) {
   KrylovSettings settings = asked.krylov;
-  settings.progress = [this](int cycle, int converged, int wanted, double max_residual) {
+  settings.progress = progress("krylov cycle");
+  return settings;
+}
+
+std::function<void(int, int, int, double)> Run::progress(const std::string& step) {
+  return [this, step](int n, int converged, int wanted, double max_residual) {
     char line[160];
-    std::snprintf(line, sizeof line,
-                  "krylov cycle %d: %d of %d pairs converged, largest residual %.2e", cycle,
-                  converged, wanted, max_residual);
+    std::snprintf(line, sizeof line, "%s %d: %d of %d pairs converged, largest residual %.2e",
+                  step.c_str(), n, converged, wanted, max_residual);
     timer_.note(line);
   };
-  return settings;
 }
 
 Json Run::manifest_header() const {

@@ -358,6 +358,7 @@ void run_spectral(const po::variables_map& vm, const Comm& world) {
     settings.solver = solve.solver;
     settings.block_size = run.use_block_size_for(run.input().rows());
     settings.krylov = run.krylov(solve);
+    settings.knn_solve.progress = run.progress("lobpcg iteration");
     settings.max_memory_per_rank = solve.max_memory_per_rank;
     const auto r = fit_laplacian_eigenmaps(run.input(), run.grid(), settings, run.timer());
     run.solver(solve, outcome(r.solver_used, r.solver_note, r.iterations, r.matvecs, r.memory));

@@ -191,6 +191,7 @@ AffinityEigenpairs top_affinity_eigenpairs(SymmetricOperator& m, int q_all,
       ls.guard = how.guard;
       ls.seed = settings.seed;
       ls.max_iterations = how.max_iterations;
+      ls.progress = how.progress;
       LobpcgResult r = lobpcg_top_eigenpairs(counted, q, t, ls, top);
       out.cycles = r.iterations;
       out.preconditioned = r.preconditioned;

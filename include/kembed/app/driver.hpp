@@ -82,6 +82,9 @@ class Run {
 
   /// The krylov settings of `asked`, reporting each restart cycle as progress.
   spectral::KrylovSettings krylov(const SolveOptions& asked);
+  /// A solver's progress report as a progress line "`step` N: C of W pairs
+  /// converged, largest residual R" (KrylovSettings::progress' arguments).
+  std::function<void(int, int, int, double)> progress(const std::string& step);
   /// The fields every model manifest starts with (method, kembed version).
   Json manifest_header() const;
   /// Records the solver fields of run.json and prints a fallback note.

@@ -5,6 +5,7 @@
 /// default), or the block Krylov solver run on a Chebyshev filter p(M) that
 /// spreads them apart; then the eigenvalues taken as Rayleigh quotients
 /// with M and the residuals computed with M itself.
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,8 @@ struct AffinitySolve {
   /// multigrid: LOBPCG iterations before the filter runs instead (a graph
   /// on which the multigrid preconditions poorly; 39-69 at n = 16,000-10^6).
   int max_iterations = 500;
+  /// multigrid: called after every LOBPCG iteration (LobpcgSettings::progress).
+  std::function<void(int, int, int, double)> progress{};
   graph::MultigridSettings multigrid{};
   /// Products of M per filter application; 0: chosen from the cut so that
   /// the damped part shrinks by kFilterDamping, within [8, kMaxFilterDegree].
