@@ -89,7 +89,9 @@ std::string describe_plan(const std::string& title, const ProblemShape& shape, i
             " data";
   else if (shape.d > 0)
     text += " from points with d = " + std::to_string(shape.d);
-  text += ", k = " + std::to_string(shape.k) + ", solver " + solver_name(shape.solver);
+  text += ", k = " + std::to_string(shape.k) + ", solver " +
+          (shape.graph_multigrid ? std::string("lobpcg with the graph's multigrid")
+                                 : solver_name(shape.solver));
   if (shape.solver == Solver::automatic) text += " (" + solver_name(solver) + ")";
   text += ", " + std::to_string(ranks) + (ranks == 1 ? " rank" : " ranks") + " on a " + std::to_string(shape.nprow) + "x" +
           std::to_string(shape.npcol) + " grid, block size " + std::to_string(shape.block_size) +
