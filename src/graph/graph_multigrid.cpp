@@ -297,6 +297,12 @@ GraphMultigrid::GraphMultigrid(const SparseRows& w, const Comm& comm,
   factor_ = std::move(a);  // two m x m arrays at most
 }
 
+void GraphMultigrid::release() {
+  levels_.clear();
+  std::vector<double>().swap(factor_);
+  usable_ = false;
+}
+
 const std::vector<double>& GraphMultigrid::degrees() const { return levels_.front()->degree; }
 
 void GraphMultigrid::laplacian(const double* x, int ldx, int width, double* y, int ldy) {

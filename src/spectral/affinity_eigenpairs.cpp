@@ -215,7 +215,9 @@ AffinityEigenpairs top_affinity_eigenpairs(SymmetricOperator& m, int q_all,
         }
         return out;
       }
-      // A graph on which the multigrid preconditions poorly: the filter.
+      // A graph on which the multigrid preconditions poorly: the filter,
+      // in the hierarchy's memory.
+      multigrid->release();
       char text[200];
       std::snprintf(text, sizeof text,
                     "lobpcg with the multigrid (levels %s) did not converge in %d iterations "

@@ -120,6 +120,7 @@ ProblemShape spectral_problem_shape(std::int64_t n, std::int64_t d, int nprow, i
     const AffinitySolve& how = settings.knn_solve;
     shape.graph_multigrid = how.method == AffinityMethod::multigrid && how.deflate;
     shape.graph_multigrid_settings = how.multigrid;
+    shape.graph_filter_block = affinity_block_width(wanted, n, how);
     shape.graph_block = shape.graph_multigrid ? wanted + how.guard
                         : how.method == AffinityMethod::filter ? affinity_block_width(wanted, n, how)
                         : how.block > 0 ? how.block

@@ -197,24 +197,39 @@ MemoryPlan plan_sparse_graph(const ProblemShape& s) {
   const double others = std::max(1, s.graph_neighbors - 1);
   const double entries = std::min(n - 1, 2 * others) * rows;
   const std::int64_t b = std::max<std::int64_t>(1, std::min<std::int64_t>(s.n, s.graph_block));
+  // The Krylov solver's block (on the filter, or on M): graph_block, or with
+  // the multigrid the filter's should LOBPCG fall back to it.
+  const std::int64_t bk = std::max<std::int64_t>(
+      1, std::min<std::int64_t>(s.n, s.graph_multigrid ? s.graph_filter_block : s.graph_block));
   const std::int64_t q = std::max<std::int64_t>(
-      2, std::min<std::int64_t>(krylov_depth(static_cast<int>(b), KrylovSettings{}, s.n), s.n / b));
-  const double m = static_cast<double>(std::min<std::int64_t>(q * b, s.n));
+      2, std::min<std::int64_t>(krylov_depth(static_cast<int>(bk), KrylovSettings{}, s.n), s.n / bk));
+  const double m = static_cast<double>(std::min<std::int64_t>(q * bk, s.n));
+  const double krylov = 3 * rows * double(bk) * kDouble + rows * (m + 3 * double(bk)) * kDouble;
   MemoryPlan plan;
   plan.items.push_back({"process baseline", kBaseline});
   plan.items.push_back({"sparse rows of M (K = " + std::to_string(s.graph_neighbors) + ")",
                         entries * (4 + 8) + (rows + 1) * 8});
   plan.items.push_back({"degrees", rows * kDouble});
   const double fetched = std::min(n - rows, entries);
+  // LOBPCG multiplies M by up to 2 b columns ([W, P]).
+  const double width = s.graph_multigrid ? std::max(2 * b, bk) : b;
   plan.items.push_back(
-      {"exchange buffers (gathered and sent rows)", (rows + 2 * fetched) * double(b) * kDouble});
+      {"exchange buffers (gathered and sent rows)", (rows + 2 * fetched) * width * kDouble});
   if (s.graph_multigrid) {
-    plan.items.push_back({"multigrid hierarchy of the graph",
-                          graph::multigrid_planned_bytes(n, rows, entries, fetched, double(b),
-                                                         s.graph_multigrid_settings)});
-    // X, A X, the residuals, W, A W, P, A P, [W P] and its image, the new X
-    // and A X; the Rayleigh-Ritz matrices are (3 b)^2.
-    plan.items.push_back({"lobpcg blocks", 11 * rows * double(b) * kDouble});
+    const double hierarchy = graph::multigrid_planned_bytes(n, rows, entries, fetched, double(b),
+                                                            s.graph_multigrid_settings);
+    // X, A X, the residuals, W, P, Z = [W P] (2 b) and its image (2 b), the
+    // new X and A X, and a spare: 12 blocks of b; the Rayleigh-Ritz
+    // matrices are (3 b)^2.
+    const double lobpcg = 12 * rows * double(b) * kDouble;
+    plan.items.push_back({"multigrid hierarchy of the graph", hierarchy});
+    plan.items.push_back({"lobpcg blocks", lobpcg});
+    // Should LOBPCG not converge, the hierarchy is released and the filtered
+    // Krylov solver runs: counted where it needs more.
+    if (krylov > hierarchy + lobpcg)
+      plan.items.push_back({"the filtered krylov solver beyond the multigrid's memory (should "
+                            "lobpcg not converge)",
+                            krylov - hierarchy - lobpcg});
   } else {
     plan.items.push_back({"Chebyshev filter blocks", 3 * rows * double(b) * kDouble});
     plan.items.push_back({"krylov basis and Ritz vectors", rows * (m + 3 * double(b)) * kDouble});

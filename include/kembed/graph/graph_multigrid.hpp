@@ -60,6 +60,10 @@ class GraphMultigrid {
   /// definite; solve() must not be called then.
   bool usable() const { return usable_; }
 
+  /// Frees the hierarchy (usable() is false afterwards): for a caller that
+  /// turns to another solver.
+  void release();
+
   /// Collective: z ~ L^+ b by one V-cycle, for `width` right-hand sides of
   /// zero sum (this rank's rows of w.rows, column-major).
   void solve(const double* b, int ldb, int width, double* z, int ldz);

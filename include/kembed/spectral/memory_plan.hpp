@@ -49,6 +49,10 @@ struct ProblemShape {
   /// these settings) and LOBPCG's blocks of graph_block columns instead of
   /// the Chebyshev filter's blocks and the Krylov basis.
   bool graph_multigrid = false;
+  /// With graph_multigrid: the block of the filtered Krylov solver that runs
+  /// should LOBPCG not converge (its basis is counted where it needs more
+  /// than the released hierarchy and LOBPCG's blocks).
+  int graph_filter_block = 0;
   graph::MultigridSettings graph_multigrid_settings{};
   /// The matrix is never stored (`--storage none`, krylov only): the plan
   /// counts the points' panels, one recomputed chunk, the lower-block
