@@ -3,11 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
-#include <string>
 #include <type_traits>
 #include <utility>
 
-#include "kembed/core/error.hpp"
 #include "kembed/linalg/lapack.hpp"
 
 namespace kembed::graph {

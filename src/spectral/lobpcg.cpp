@@ -77,7 +77,7 @@ class Lobpcg {
   LobpcgResult run(int k) {
     SpareBuffers buffers;  // before every block of the run, so it outlives them
     LobpcgResult out;
-    const std::int64_t room = a_.order() - (u_.empty() ? 0 : 1);
+    const std::int64_t room = a_.order() - (deflating_ ? 1 : 0);  // agreed, as m must be
     const int m = static_cast<int>(std::min<std::int64_t>(k + s_.guard, room));
     if (deflating_) {  // A u, for the images of deflated blocks
       Block u(ld_, 1);

@@ -377,3 +377,22 @@ TEST(SparseAffinity, EmbeddingMatchesScikitLearn) {
     EXPECT_LT(difference_up_to_sign(r.embedding, want, n), 1e-6);
   }
 }
+
+// Four points: at 3 ranks one rank holds no row of the graph (blocks of
+// two), and every rank must still take LOBPCG's block width and steps
+// together (it once sized the block from its own rows and the ranks
+// diverged). The eigenvalues equal the dense serial ones on every rank count.
+TEST(SparseAffinity, FourPointsWithARankWithoutRows) {
+  const Comm comm = Comm::world();
+  const int n = 4, d = 2, neighbors = 3;
+  const std::vector<double> x = {0, 0, 1, 0.1, 2, 0.3, 3, 0.2};
+  const test::Dense w = brute_force_affinity(x, n, d, neighbors - 1);
+  test::Dense v;
+  const auto lambda = test::serial_eigh(normalized(w), v);  // ascending
+  const auto r = knn_embedding(comm, "four", x, n, d, neighbors, 1);
+  if (comm.is_root()) {
+    EXPECT_EQ(r.solver_used, "lobpcg") << r.solver_note;
+    ASSERT_EQ(r.affinity_eigenvalues.size(), 3u);
+    for (int j = 0; j < 3; ++j) EXPECT_NEAR(r.affinity_eigenvalues[j], lambda[n - 1 - j], 1e-12);
+  }
+}
