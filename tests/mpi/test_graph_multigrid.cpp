@@ -97,6 +97,19 @@ int block_of(const Layout& l, std::int64_t n, const Comm& comm) {
   return l.nb > 0 ? l.nb : int((n + comm.size() - 1) / comm.size());
 }
 
+// sqrt(degree) / ||sqrt(degree)||, M's eigenvector of eigenvalue 1 (this rank's rows).
+std::vector<double> top_vector(const spectral::NormalizedAffinity& op, const Comm& comm) {
+  std::vector<double> top;
+  double norm = 0;
+  for (double d : op.degrees()) {
+    top.push_back(std::sqrt(d));
+    norm += d;
+  }
+  norm = std::sqrt(comm.sum(norm));
+  for (double& t : top) t /= norm;
+  return top;
+}
+
 graph::MultigridSettings small_levels() {
   graph::MultigridSettings s;
   s.coarsest = 12;
@@ -205,11 +218,7 @@ TEST(GraphMultigrid, LobpcgMatchesDenseEigenpairs) {
     graph::GraphMultigrid mg(rows, comm, small_levels());
     ASSERT_TRUE(mg.usable());
     spectral::NormalizedAffinity op(std::move(rows), grid);
-    std::vector<double> top(op.degrees().size());
-    double norm = 0;
-    for (std::size_t i = 0; i < top.size(); ++i) norm += (top[i] = std::sqrt(op.degrees()[i])) * top[i];
-    norm = std::sqrt(comm.sum(norm));
-    for (double& t : top) t /= norm;
+    const std::vector<double> top = top_vector(op, comm);
     spectral::NormalizedLaplacianPreconditioner t(mg);
     spectral::LobpcgSettings settings;
     const auto result = spectral::lobpcg_top_eigenpairs(op, k, t, settings, top);
@@ -244,11 +253,7 @@ TEST(GraphMultigrid, LobpcgStopsAtItsPrecisionFloor) {
   graph::SparseRows rows = lattice_rows(r, c, block_of(Layout{0, ""}, r * c, comm), comm);
   graph::GraphMultigrid mg(rows, comm, small_levels());
   spectral::NormalizedAffinity op(std::move(rows), grid);
-  std::vector<double> top(op.degrees().size());
-  double norm = 0;
-  for (std::size_t i = 0; i < top.size(); ++i) norm += (top[i] = std::sqrt(op.degrees()[i])) * top[i];
-  norm = std::sqrt(comm.sum(norm));
-  for (double& t : top) t /= norm;
+  const std::vector<double> top = top_vector(op, comm);
   spectral::NormalizedLaplacianPreconditioner t(mg);
   spectral::LobpcgSettings settings;
   settings.tol = 1e-19;
