@@ -89,8 +89,8 @@ class Lobpcg {
       for (int i = 0; i < rows_; ++i)
         x.col(c)[i] = counter_gaussian(s_.seed, std::uint64_t(a_.rows().to_global(i)), c);
     deflate(x);
-    orthonormalize(x, nullptr);
-    orthonormalize(x, nullptr);
+    orthonormalize(x);
+    orthonormalize(x);
     Block ax = multiply(x);
     std::vector<double> theta;
     rayleigh_ritz_x(x, ax, theta);
@@ -143,12 +143,12 @@ class Lobpcg {
       t_.apply(r.v.data(), r.ld, m, w.v.data(), w.ld);
       ++out.preconditioned;
       deflate(w);
-      project_out(x, w, nullptr, nullptr);
-      project_out(x, w, nullptr, nullptr);
+      project_out(x, w);
+      project_out(x, w);
       deflate(w);
       if (p.cols > 0) {
-        project_out(x, p, nullptr, nullptr);
-        project_out(x, p, nullptr, nullptr);
+        project_out(x, p);
+        project_out(x, p);
         deflate(p);
       }
       // Z = [W, P] made orthonormal, then its image by a product: an image
@@ -263,29 +263,24 @@ class Lobpcg {
     return g;
   }
 
-  // y <- y - x (x^T y); with images, ay <- ay - ax (x^T y) too.
-  void project_out(const Block& x, Block& y, const Block* ax, Block* ay) {
+  // y <- y - x (x^T y).
+  void project_out(const Block& x, Block& y) {
     const std::vector<double> g = gram(x, y);
     if (rows_ == 0) return;
     lapack::gemm('N', 'N', rows_, y.cols, x.cols, -1.0, x.v.data(), x.ld, g.data(), x.cols, 1.0,
                  y.v.data(), y.ld);
-    if (ax)
-      lapack::gemm('N', 'N', rows_, y.cols, x.cols, -1.0, ax->v.data(), ax->ld, g.data(), x.cols,
-                   1.0, ay->v.data(), ay->ld);
   }
 
-  // Cholesky QR: x <- x R^-1 (and ax <- ax R^-1).
-  void orthonormalize(Block& x, Block* ax) {
+  // Cholesky QR: x <- x R^-1 (the scaled-Gram basis where columns depend).
+  void orthonormalize(Block& x) {
     std::vector<double> g = gram(x, x);
     if (!lapack::potrf_upper(g, x.cols)) {
-      // Dependent columns: fall back to the scaled-Gram basis.
-      Block dummy(ld_, x.cols);
-      svqb(x, ax ? *ax : dummy);
+      Block none;
+      svqb(x, none);
       return;
     }
     if (rows_ == 0) return;
     lapack::solve_right_upper(g, x.cols, x.v.data(), rows_, x.ld);
-    if (ax) lapack::solve_right_upper(g, x.cols, ax->v.data(), rows_, ax->ld);
   }
 
   // An orthonormal basis of span(z) (same number of columns or fewer): the
