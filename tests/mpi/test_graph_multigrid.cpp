@@ -263,3 +263,25 @@ TEST(GraphMultigrid, LobpcgStopsAtItsPrecisionFloor) {
   EXPECT_LT(result.iterations, 300);
   for (double res : result.residuals) EXPECT_LT(res, 1e-13);
 }
+
+// The memory plan's count of the hierarchy (multigrid_planned_bytes, what
+// kembed plan and the guard add up) bounds what the built hierarchy holds
+// and one V-cycle's work blocks, on every rank, for either layout.
+TEST(GraphMultigrid, PlannedBytesBoundTheHierarchy) {
+  const Comm comm = Comm::world();
+  const int r = 30, c = 40, width = 4;
+  for (const Layout layout : {Layout{0, "contiguous"}, Layout{16, "cycled"}}) {
+    const graph::SparseRows w = lattice_rows(r, c, block_of(layout, r * c, comm), comm);
+    for (const graph::MultigridSettings& s : {small_levels(), graph::MultigridSettings{}}) {
+      graph::GraphMultigrid mg(w, comm, s);
+      ASSERT_TRUE(mg.usable());
+      const double rows = w.rows.local_size(), entries = double(w.nonzeros());
+      const double planned =
+          graph::multigrid_planned_bytes(r * c, rows, entries, entries, width, s);
+      const double held = double(mg.held_bytes() + mg.work_bytes(width));
+      EXPECT_TRUE(test::all_ranks(comm, held <= planned))
+          << layout.name << ": held " << held << ", planned " << planned;
+      EXPECT_GT(held, 0);
+    }
+  }
+}
